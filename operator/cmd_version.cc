@@ -1,0 +1,15 @@
+#include <fmt/format.h>
+
+#include "operator/commands.h"
+
+namespace troupe::cli {
+
+void addVersionCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("version", "Print the version of troupe");
+  cmd->callback([] {
+    fmt::print("troupe {} (API troupe.dev/v1alpha1)\n", TROUPE_VERSION);
+    throw CommandExit{0};
+  });
+}
+
+}  // namespace troupe::cli

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+// Each subcommand of `troupe` lives in its own cmd_<name>.cc and registers itself on
+// the root application here. A callback returns the process exit code through
+// CommandExit so that main() stays the only place that exits.
+namespace troupe::cli {
+
+struct CommandExit {
+  int code = 0;
+};
+
+void addVersionCommand(CLI::App& app);
+
+}  // namespace troupe::cli
