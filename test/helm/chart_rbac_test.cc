@@ -75,6 +75,9 @@ TEST_CASE("the operator's ClusterRole grants exactly what the operator does, not
       {"troupe.dev/trainingjobs/status", {"update"}},
       {"troupe.dev/queues/status", {"update"}},
       {"troupe.dev/podgroups/status", {"update"}},
+      // the troupe.dev/cleanup finalizer, and owner references that block deletion
+      {"troupe.dev/trainingjobs", {"patch"}},
+      {"troupe.dev/trainingjobs/finalizers", {"update"}},
   });
   checkGrants(grantsOf(role), want);
 }
