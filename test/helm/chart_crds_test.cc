@@ -94,7 +94,22 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
       YAML::LoadFile(sourcePath("examples/cluster-mode/values-two-level-org.yaml").string());
   for (const auto& queue : values["queues"])
     objects.emplace_back("Queue", queue["spec"], "queue " + queue["name"].as<std::string>());
-  REQUIRE(objects.size() == 7);
+  // The YAML blocks of docs/cluster-mode.md (two Queues).
+  auto docs = readText(sourcePath("docs/cluster-mode.md"));
+  size_t blocks = 0;
+  for (size_t at = docs.find("```yaml\n"); at != std::string::npos;
+       at = docs.find("```yaml\n", at + 1)) {
+    auto begin = at + 8;
+    auto end = docs.find("```", begin);
+    REQUIRE(end != std::string::npos);
+    ++blocks;
+    for (const auto& document : YAML::LoadAll(docs.substr(begin, end - begin)))
+      objects.emplace_back(
+          document["kind"].as<std::string>(), document["spec"],
+          "docs/cluster-mode.md " + document["metadata"]["name"].as<std::string>());
+  }
+  CHECK(blocks == 1);
+  REQUIRE(objects.size() == 9);
 
   for (const auto& [kind, spec, origin] : objects) {
     DYNAMIC_SECTION(kind << " " << origin) {
