@@ -1,0 +1,128 @@
+#include <map>
+#include <regex>
+
+#include <catch2/catch.hpp>
+
+#include "test/helm/chart_files.h"
+
+namespace troupe::helm_test {
+namespace {
+
+std::map<std::string, std::string> yamlFilesIn(const std::string& relative_dir) {
+  std::map<std::string, std::string> files;
+  auto dir = sourcePath(relative_dir);
+  if (!std::filesystem::exists(dir)) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      files[entry.path().filename().string()] = readText(entry.path());
+  return files;
+}
+
+TEST_CASE("the chart's CRDs are byte-identical copies of crds/", "[helm][crds]") {
+  auto sources = yamlFilesIn("crds");
+  auto copies = yamlFilesIn("helm/troupe/crds");
+  for (const auto& [name, text] : sources) {
+    INFO("crds/" << name << " (scripts/sync-chart-crds copies it)");
+    REQUIRE(copies.count(name) == 1);
+    CHECK(copies.at(name) == text);
+  }
+  for (const auto& [name, text] : copies) {
+    INFO("helm/troupe/crds/" << name << " has no source in crds/");
+    CHECK(sources.count(name) == 1);
+  }
+}
+
+// The openAPIV3Schema of each troupe.dev kind at v1alpha1, from crds/.
+std::map<std::string, YAML::Node> crdSchemas() {
+  std::map<std::string, YAML::Node> schemas;
+  for (const auto& [name, text] : yamlFilesIn("crds")) {
+    for (const auto& document : YAML::LoadAll(text)) {
+      if (document["kind"].as<std::string>("") != "CustomResourceDefinition") continue;
+      if (document["spec"]["group"].as<std::string>("") != "troupe.dev") continue;
+      for (const auto& version : document["spec"]["versions"])
+        if (version["name"].as<std::string>("") == "v1alpha1")
+          schemas.emplace(document["spec"]["names"]["kind"].as<std::string>(),
+                          static_cast<const YAML::Node&>(version["schema"]["openAPIV3Schema"]));
+    }
+  }
+  return schemas;
+}
+
+// Problems of `value` against a structural schema: unknown fields, missing required ones,
+// integers and booleans that are not.
+void checkAgainst(const YAML::Node& value, const YAML::Node& schema, const std::string& path,
+                  std::vector<std::string>& problems) {
+  if (!schema.IsMap() || schema["x-kubernetes-preserve-unknown-fields"].as<bool>(false)) return;
+  if (value.IsMap()) {
+    auto properties = schema["properties"];
+    auto additional = schema["additionalProperties"];
+    for (const auto& entry : value) {
+      auto key = entry.first.as<std::string>();
+      if (properties && properties[key])
+        checkAgainst(entry.second, properties[key], path + "." + key, problems);
+      else if (additional && additional.IsMap())
+        checkAgainst(entry.second, additional, path + "[" + key + "]", problems);
+      else
+        problems.push_back(path + "." + key + ": field not declared in schema");
+    }
+    for (const auto& required : schema["required"])
+      if (!value[required.as<std::string>()])
+        problems.push_back(path + "." + required.as<std::string>() + ": Required value");
+  } else if (value.IsSequence()) {
+    for (size_t i = 0; i < value.size(); ++i)
+      checkAgainst(value[i], schema["items"], path + "[" + std::to_string(i) + "]", problems);
+  } else if (value.IsScalar() && !schema["x-kubernetes-int-or-string"].as<bool>(false)) {
+    auto type = schema["type"].as<std::string>("");
+    auto text = value.as<std::string>();
+    if (type == "integer" && !std::regex_match(text, std::regex(R"(-?\d+)")))
+      problems.push_back(path + ": Invalid value: \"" + text + "\": must be an integer");
+    if (type == "boolean" && text != "true" && text != "false")
+      problems.push_back(path + ": Invalid value: \"" + text + "\": must be a boolean");
+  }
+}
+
+TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm][crds]") {
+  auto schemas = crdSchemas();
+  // (kind, spec, where it comes from)
+  std::vector<std::tuple<std::string, YAML::Node, std::string>> objects;
+  for (const auto& document :
+       loadDocuments(sourcePath("examples/cluster-mode/pytorch-ddp-plain-pods.yaml")))
+    if (document["apiVersion"].as<std::string>() == "troupe.dev/v1alpha1")
+      objects.emplace_back(document["kind"].as<std::string>(), document["spec"],
+                           document["metadata"]["name"].as<std::string>());
+  auto values =
+      YAML::LoadFile(sourcePath("examples/cluster-mode/values-two-level-org.yaml").string());
+  for (const auto& queue : values["queues"])
+    objects.emplace_back("Queue", queue["spec"], "queue " + queue["name"].as<std::string>());
+  // The YAML blocks of docs/cluster-mode.md (two Queues).
+  auto docs = readText(sourcePath("docs/cluster-mode.md"));
+  size_t blocks = 0;
+  for (size_t at = docs.find("```yaml\n"); at != std::string::npos;
+       at = docs.find("```yaml\n", at + 1)) {
+    auto begin = at + 8;
+    auto end = docs.find("```", begin);
+    REQUIRE(end != std::string::npos);
+    ++blocks;
+    for (const auto& document : YAML::LoadAll(docs.substr(begin, end - begin)))
+      objects.emplace_back(
+          document["kind"].as<std::string>(), document["spec"],
+          "docs/cluster-mode.md " + document["metadata"]["name"].as<std::string>());
+  }
+  CHECK(blocks == 1);
+  REQUIRE(objects.size() == 9);
+
+  for (const auto& [kind, spec, origin] : objects) {
+    DYNAMIC_SECTION(kind << " " << origin) {
+      if (schemas.count(kind) == 0) {
+        WARN("crds/ has no troupe.dev/v1alpha1 " << kind << " yet; its fields go unchecked");
+        continue;
+      }
+      std::vector<std::string> problems;
+      checkAgainst(spec, schemas.at(kind)["properties"]["spec"], "spec", problems);
+      for (const auto& problem : problems) FAIL_CHECK(problem);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace troupe::helm_test

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+// The repository files the chart's tests read: the chart, its templates with their actions
+// taken out, the examples. Failing to read or parse one fails the calling test with the
+// file's name.
+namespace troupe::helm_test {
+
+// A path inside the source tree: sourcePath("helm/troupe/values.yaml").
+std::filesystem::path sourcePath(const std::string& relative);
+
+std::string readText(const std::filesystem::path& path);
+
+// Every document of a YAML file; empty documents (a lone `---`) are left out.
+std::vector<YAML::Node> loadDocuments(const std::filesystem::path& path);
+
+// A template of helm/troupe/templates/ after stripActions, parsed; empty documents left out.
+std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name);
+
+// The files of helm/troupe/templates/, sorted by name.
+std::vector<std::filesystem::path> templateFiles();
+
+// The first document of `documents` whose kind is `kind` and whose metadata.name ends with
+// `name_suffix`; fails the test when there is none.
+YAML::Node findObject(const std::vector<YAML::Node>& documents, const std::string& kind,
+                      const std::string& name_suffix = "");
+
+// The dotted paths of a YAML tree down to its leaves: scalars, sequences and empty maps
+// ("image.tag", "priorityClasses.classes").
+std::set<std::string> leafPaths(const YAML::Node& node);
+
+// The node at a dotted path, or an undefined node.
+YAML::Node nodeAt(const YAML::Node& root, const std::string& dotted_path);
+
+}  // namespace troupe::helm_test
