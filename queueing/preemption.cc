@@ -47,6 +47,13 @@ class Search {
   }
 
   PreemptionPlan run() {
+    PreemptionPlan plan = search();
+    plan.protected_until = protected_until_;
+    return plan;
+  }
+
+ private:
+  PreemptionPlan search() {
     PreemptionPlan plan;
     collect();
     if (candidates_.empty()) {
@@ -112,15 +119,17 @@ class Search {
     return plan;
   }
 
- private:
   PlaceOptions options() const {
     PlaceOptions o;
     o.self = g_;
     return o;
   }
 
-  bool runLongEnough(const GangState& v, const QueueState& vq) const {
-    return v.spec.preemptible && now_ - v.start_time >= vq.spec.min_runtime_seconds;
+  bool runLongEnough(const GangState& v, const QueueState& vq) {
+    if (!v.spec.preemptible) return false;
+    if (now_ - v.start_time >= vq.spec.min_runtime_seconds) return true;
+    protected_until_ = std::min(protected_until_, v.start_time + vq.spec.min_runtime_seconds);
+    return false;
   }
 
   // True when some pod of `v` sits on a node the preemptor's pods may use.
@@ -172,12 +181,9 @@ class Search {
       }
     }
     // Reclaim: only while the preemptor's queue ends within its fair share.
-    for (QueueId vq : st_.queues_by_rank) {
+    for (const auto& [vq, share] : st_.overShareQueues()) {
       if (vq == q_) continue;
       const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
-      if (!vqs.leaf() || vqs.running.empty()) continue;
-      const double share = dominantShare(vqs.allocated, vqs.fair_share);
-      if (share <= 1.0) continue;
       ++over_elsewhere_;
       if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
         for (GangId v : vqs.running) {
@@ -283,6 +289,7 @@ class Search {
   double share_after_ = 0;
   std::vector<Candidate> candidates_;
   std::size_t protected_ = 0;
+  Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
