@@ -309,26 +309,39 @@ class Cycle {
 
   void applyPlan(GangId g, PreemptionPlan& plan) {
     const std::string& preemptor = st_.gangName(g);
+    // Shrinks of one gang are merged into one resize.
+    std::vector<std::pair<GangId, std::vector<std::size_t>>> shrinks;
     for (const Victim& v : plan.victims) {
+      if (v.whole) continue;
+      auto it = std::find_if(shrinks.begin(), shrinks.end(),
+                             [&](const auto& s) { return s.first == v.gang; });
+      if (it == shrinks.end())
+        shrinks.emplace_back(v.gang, v.pods);
+      else
+        it->second.insert(it->second.end(), v.pods.begin(), v.pods.end());
+    }
+    for (auto& [v, pods] : shrinks) {
+      GangState& vs = st_.gangs[v];
+      std::sort(pods.begin(), pods.end());
+      Resize r;
+      r.gang = vs.spec.name;
+      r.queue = vs.spec.queue;
+      r.preemptor = preemptor;
+      for (std::size_t i : pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
+      st_.removePods(v, pods);
+      r.pod_set_counts = vs.counts;
+      out_.resizes.push_back(std::move(r));
+    }
+    for (const Victim& v : plan.victims) {
+      if (!v.whole) continue;
       GangState& vs = st_.gangs[v.gang];
-      if (v.whole) {
-        out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
-        st_.stopRunning(v.gang);
-        vs.evicted_cycle = st_.cycle;
-        Why why = baseWhy(v.gang);
-        why.reason = PendingReason::Preempted;
-        why.blocking = preemptor;
-        setWhy(v.gang, std::move(why));
-      } else {
-        Resize r;
-        r.gang = vs.spec.name;
-        r.queue = vs.spec.queue;
-        r.preemptor = preemptor;
-        for (std::size_t i : v.pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
-        st_.removePods(v.gang, v.pods);
-        r.pod_set_counts = vs.counts;
-        out_.resizes.push_back(std::move(r));
-      }
+      out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
+      st_.stopRunning(v.gang);
+      vs.evicted_cycle = st_.cycle;
+      Why why = baseWhy(v.gang);
+      why.reason = PendingReason::Preempted;
+      why.blocking = preemptor;
+      setWhy(v.gang, std::move(why));
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
     syncMemos();

@@ -18,16 +18,18 @@ struct Candidate {
   ResourceVector frees;
   // Cost order: shrinks before evictions, then lower priority, then less run time lost,
   // then name.
-  std::tuple<int, std::int32_t, Seconds, const std::string*> cost;
+  // A shrink removes one pod: the gang's last surplus pods go first.
+  std::tuple<int, std::int32_t, Seconds, const std::string*, std::int64_t> cost;
 };
 
 bool cheaper(const Candidate& a, const Candidate& b) {
-  const auto& [ka, pa, ra, na] = a.cost;
-  const auto& [kb, pb, rb, nb] = b.cost;
+  const auto& [ka, pa, ra, na, ia] = a.cost;
+  const auto& [kb, pb, rb, nb, ib] = b.cost;
   if (ka != kb) return ka < kb;
   if (pa != pb) return pa < pb;
   if (ra != rb) return ra < rb;
-  return *na < *nb;
+  if (*na != *nb) return *na < *nb;
+  return ia < ib;
 }
 
 class Search {
@@ -145,27 +147,23 @@ class Search {
   void addCandidates(GangId v, QueueId vq, PreemptionReason reason) {
     const GangState& vs = st_.gangs[v];
     if (!usefulTo(vs)) return;
-    // Elastic surplus: the last pods of each pod set beyond its minimum.
-    Victim shrink{v, false, {}, reason};
+    // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
+    // the last placed first, so a reclaim takes only the pods it needs.
     std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
     for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = vs.spec.pod_sets[i].min_count;
     std::vector<std::int32_t> seen(keep.size(), 0);
-    ResourceVector surplus;
+    const Seconds ran = now_ - vs.start_time;
     for (std::size_t i = 0; i < vs.pods.size(); ++i) {
       const auto ps = static_cast<std::size_t>(vs.pods[i].pod_set);
-      if (++seen[ps] > keep[ps]) {
-        shrink.pods.push_back(i);
-        surplus += st_.requestOf(v, vs.pods[i].pod_set);
-      }
-    }
-    const Seconds ran = now_ - vs.start_time;
-    if (!shrink.pods.empty())
+      if (++seen[ps] <= keep[ps]) continue;
       candidates_.push_back(
-          Candidate{shrink, vq, surplus, {0, vs.spec.priority, ran, &vs.spec.name}});
-    candidates_.push_back(Candidate{Victim{v, true, {}, reason},
-                                    vq,
-                                    vs.held - surplus,
-                                    {1, vs.spec.priority, ran, &vs.spec.name}});
+          Candidate{Victim{v, false, {i}, reason},
+                    vq,
+                    st_.requestOf(v, vs.pods[i].pod_set),
+                    {0, vs.spec.priority, ran, &vs.spec.name, -static_cast<std::int64_t>(i)}});
+    }
+    candidates_.push_back(Candidate{
+        Victim{v, true, {}, reason}, vq, vs.held, {1, vs.spec.priority, ran, &vs.spec.name, 0}});
   }
 
   void collect() {
