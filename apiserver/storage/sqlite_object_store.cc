@@ -112,6 +112,8 @@ struct SqliteObjectStore::Writer {
   // The last committed revision and the compacted one, as durable in the database.
   std::atomic<Revision> committed{0};
   std::atomic<Revision> compacted{0};
+  std::atomic<std::uint64_t> transactions{0};
+  std::atomic<std::uint64_t> writes{0};
 
   std::mutex mu;
   std::condition_variable cv;
@@ -371,6 +373,8 @@ struct SqliteObjectStore::Writer {
     }
     Revision before = committed.exchange(revision);
     if (revision != before) {
+      ++transactions;
+      writes += static_cast<std::uint64_t>(revision - before);
       hub->publish(std::move(events));
       recordSample(revision);
     }
@@ -867,6 +871,10 @@ Result<std::unique_ptr<Watch>> SqliteObjectStore::watch(WatchOptions options) {
                                  compactedRevision()));
   }
   return hub_->watch(std::move(options));
+}
+
+WriteStats SqliteObjectStore::writeStats() const {
+  return WriteStats{writer_->transactions.load(), writer_->writes.load()};
 }
 
 Revision SqliteObjectStore::currentRevision() const { return writer_->committed.load(); }
