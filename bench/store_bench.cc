@@ -259,6 +259,13 @@ int main(int argc, char** argv) {
     config.dir = std::filesystem::temp_directory_path() /
                  fmt::format("troupe-store-bench-{}", std::random_device{}());
   }
+  {
+    std::ifstream loadavg("/proc/loadavg");
+    std::string one, five;
+    loadavg >> one >> five;
+    fmt::print("machine: {} cores, load average {} (1 min) {} (5 min)\n",
+               std::thread::hardware_concurrency(), one, five);
+  }
   for (int objects : config.objects) {
     auto dir = config.dir / fmt::format("objects-{}", objects);
     std::filesystem::remove_all(dir);
