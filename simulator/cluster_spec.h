@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace troupe::simulator {
+
+// One simulated node. Its GPUs are numbered 0..gpus-1; consecutive runs of
+// `nvlink_domain_size` GPUs share an NVLink island and consecutive runs of
+// gpus / numa_nodes GPUs share a NUMA node.
+struct NodeSpec {
+  std::string name;
+  int gpus = 0;
+  std::string rack;
+  std::string block;
+  int nvlink_domain_size = 0;  // 0: no NVLink islands (all GPUs equal)
+  int numa_nodes = 1;
+};
+
+// One queue of the quota tree. Quantities are GPUs.
+struct QueueSpec {
+  std::string name;
+  std::string parent;  // empty: a root queue
+  int64_t guaranteed_gpus = 0;
+  std::optional<int64_t> limit_gpus;  // absent: no limit
+  double over_quota_weight = 1.0;
+};
+
+// The simulated cluster: nodes in racks and blocks, and the queue tree. Node and
+// queue order is the file's order; names are unique.
+struct ClusterSpec {
+  std::vector<NodeSpec> nodes;
+  std::vector<QueueSpec> queues;
+  // Trace jobs whose virtual cluster names no leaf queue go here; empty means such a
+  // job is an error.
+  std::string default_queue;
+
+  int64_t totalGpus() const;
+  // The queue named `name`, or nullptr.
+  const QueueSpec* findQueue(std::string_view name) const;
+  // True when no queue names `name` as its parent.
+  bool isLeaf(std::string_view name) const;
+};
+
+// Parses the cluster YAML described in docs/simulator.md. Errors name the field path:
+// "queues[3].guaranteed: must be a whole number >= 0".
+Result<ClusterSpec> parseClusterSpec(std::string_view yaml_text);
+
+// Reads and parses the cluster file at `path`.
+Result<ClusterSpec> readClusterSpec(const std::string& path);
+
+}  // namespace troupe::simulator

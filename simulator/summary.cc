@@ -1,0 +1,110 @@
+#include "simulator/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace troupe::simulator {
+
+double percentile(std::vector<double>& values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // Nearest rank: the smallest value with at least p% of the values at or below it.
+  auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  rank = std::clamp<size_t>(rank, 1, values.size());
+  return values[rank - 1];
+}
+
+LatencyStats latencyStats(const std::vector<const JobOutcome*>& jobs) {
+  LatencyStats stats;
+  std::vector<double> jct, delay;
+  for (const JobOutcome* job : jobs) {
+    if (!job->finished()) continue;
+    jct.push_back(static_cast<double>(job->jctSeconds()));
+    delay.push_back(static_cast<double>(job->queueDelaySeconds()));
+  }
+  stats.jobs = jct.size();
+  if (jct.empty()) return stats;
+  double n = static_cast<double>(jct.size());
+  for (double v : jct) stats.avg_jct_s += v / n;
+  for (double v : delay) stats.avg_queue_delay_s += v / n;
+  stats.p50_jct_s = percentile(jct, 50);
+  stats.p95_jct_s = percentile(jct, 95);
+  stats.p99_jct_s = percentile(jct, 99);
+  stats.p99_queue_delay_s = percentile(delay, 99);
+  return stats;
+}
+
+nlohmann::json LatencyStats::toJson() const {
+  return {{"jobs", jobs},
+          {"avg_jct_s", avg_jct_s},
+          {"p50_jct_s", p50_jct_s},
+          {"p95_jct_s", p95_jct_s},
+          {"p99_jct_s", p99_jct_s},
+          {"avg_queue_delay_s", avg_queue_delay_s},
+          {"p99_queue_delay_s", p99_queue_delay_s}};
+}
+
+nlohmann::json summarize(const SummaryInputs& in) {
+  const auto& jobs = *in.jobs;
+  std::vector<const JobOutcome*> all, large;
+  std::map<std::string, std::vector<const JobOutcome*>> by_queue;
+  int64_t first_submit = INT64_MAX, last_end = INT64_MIN;
+  int64_t preemptions = 0, resizes = 0, lost_work_gpu_s = 0, unfinished = 0;
+  for (const auto& job : jobs) {
+    all.push_back(&job);
+    if (job.gpus > 8) large.push_back(&job);
+    by_queue[job.queue].push_back(&job);
+    first_submit = std::min(first_submit, job.submit_s);
+    if (job.finished()) last_end = std::max(last_end, job.end_s);
+    if (!job.finished()) ++unfinished;
+    preemptions += job.preemptions;
+    resizes += job.resizes;
+    lost_work_gpu_s += job.lost_work_s * job.gpus;
+  }
+  double makespan =
+      (jobs.empty() || last_end == INT64_MIN) ? 0.0 : static_cast<double>(last_end - first_submit);
+  double busy_gpu_s = 0;
+  for (const auto& seg : *in.segments) {
+    busy_gpu_s += static_cast<double>(seg.gpus()) * static_cast<double>(seg.end_s - seg.start_s);
+  }
+  double capacity_gpu_s = makespan * static_cast<double>(in.cluster_gpus);
+
+  nlohmann::json out = latencyStats(all).toJson();
+  out["jobs"] = jobs.size();
+  out["finished_jobs"] = jobs.size() - static_cast<size_t>(unfinished);
+  out["policy"] = in.policy;
+  out["large"] = latencyStats(large).toJson();
+  out["gpu_utilization"] = capacity_gpu_s > 0 ? busy_gpu_s / capacity_gpu_s : 0.0;
+  out["busy_gpu_hours"] = busy_gpu_s / 3600.0;
+  out["lost_work_gpu_hours"] = static_cast<double>(lost_work_gpu_s) / 3600.0;
+  out["jain_fairness"] = in.shares->jainFairness();
+  out["min_guaranteed_share_ratio"] = in.shares->minGuaranteedRatio();
+  out["seconds_below_guarantee"] = in.shares->secondsBelowGuarantee();
+  if (in.shares->minRatioQueue() >= 0) {
+    out["min_guaranteed_share_at"] = {
+        {"queue", in.queue_names[static_cast<size_t>(in.shares->minRatioQueue())]},
+        {"time_s", in.shares->minRatioTime()}};
+  }
+  out["preemptions"] = preemptions;
+  out["resizes"] = resizes;
+  out["makespan_s"] = makespan;
+  out["cluster_gpus"] = in.cluster_gpus;
+  out["checkpoint_interval_s"] = in.checkpoint_interval_s;
+  out["skipped_jobs"] = in.skipped_jobs;
+  out["scheduling_cycles"] = in.cycles;
+  out["wall_seconds"] = in.wall_seconds;
+  nlohmann::json queues = nlohmann::json::object();
+  for (size_t q = 0; q < in.queue_names.size(); ++q) {
+    auto it = by_queue.find(in.queue_names[q]);
+    if (it == by_queue.end()) continue;
+    nlohmann::json entry = latencyStats(it->second).toJson();
+    entry["guaranteed_gpus"] = in.queue_guarantees[q];
+    entry["average_satisfaction"] = in.shares->averageSatisfaction(q);
+    queues[in.queue_names[q]] = std::move(entry);
+  }
+  out["queues"] = std::move(queues);
+  return out;
+}
+
+}  // namespace troupe::simulator

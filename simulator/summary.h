@@ -1,0 +1,49 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "simulator/job_outcome.h"
+#include "simulator/share_tracker.h"
+
+namespace troupe::simulator {
+
+// Job-completion-time and queueing-delay statistics over a set of finished jobs.
+// Percentiles are nearest-rank; every figure is 0 for an empty set.
+struct LatencyStats {
+  size_t jobs = 0;
+  double avg_jct_s = 0;
+  double p50_jct_s = 0;
+  double p95_jct_s = 0;
+  double p99_jct_s = 0;
+  double avg_queue_delay_s = 0;
+  double p99_queue_delay_s = 0;
+
+  nlohmann::json toJson() const;
+};
+
+LatencyStats latencyStats(const std::vector<const JobOutcome*>& jobs);
+
+// Nearest-rank percentile (p in [0, 100]) of `values`, which it sorts; 0 when empty.
+double percentile(std::vector<double>& values, double p);
+
+// Everything summary.json holds; docs/simulator.md defines each key.
+struct SummaryInputs {
+  std::string policy;
+  const std::vector<JobOutcome>* jobs = nullptr;
+  const std::vector<RunSegment>* segments = nullptr;
+  const ShareTracker* shares = nullptr;
+  std::vector<std::string> queue_names;  // indexed like the tracker's queues
+  std::vector<int64_t> queue_guarantees;
+  int64_t cluster_gpus = 0;
+  int64_t checkpoint_interval_s = 0;
+  int64_t skipped_jobs = 0;  // trace jobs the replay left out (see docs)
+  double wall_seconds = 0;
+  int64_t cycles = 0;
+};
+
+nlohmann::json summarize(const SummaryInputs& in);
+
+}  // namespace troupe::simulator
