@@ -57,6 +57,9 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
     if (document["apiVersion"].as<std::string>() == "troupe.dev/v1alpha1")
       objects.emplace_back(document["kind"].as<std::string>(), document["spec"],
                            document["metadata"]["name"].as<std::string>());
+  for (const auto& document : loadDocuments(sourcePath("examples/cluster-mode/trainingjob.yaml")))
+    objects.emplace_back(document["kind"].as<std::string>(), document["spec"],
+                         document["metadata"]["name"].as<std::string>());
   auto values =
       YAML::LoadFile(sourcePath("examples/cluster-mode/values-two-level-org.yaml").string());
   for (const auto& queue : values["queues"])
@@ -76,7 +79,7 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
           "docs/cluster-mode.md " + document["metadata"]["name"].as<std::string>());
   }
   CHECK(blocks == 1);
-  REQUIRE(objects.size() == 9);
+  REQUIRE(objects.size() == 10);
 
   for (const auto& [kind, spec, origin] : objects) {
     DYNAMIC_SECTION(kind << " " << origin) {

@@ -70,6 +70,11 @@ void check(const YAML::Node& value, const YAML::Node& raw_schema, const YAML::No
     if (kind != Kind::Integer && kind != Kind::String)
       problems.push_back(fmt::format("{}: Invalid value: {}: must be an integer or a string", where,
                                      shown(value)));
+    // A pattern applies to the string form only (quantities: "16", "1Ti").
+    if (kind == Kind::String && schema["pattern"] &&
+        !std::regex_search(value.Scalar(), std::regex(schema["pattern"].as<std::string>())))
+      problems.push_back(fmt::format("{}: Invalid value: {}: must match {}", where, shown(value),
+                                     schema["pattern"].Scalar()));
     return;
   }
   if (schema["type"]) {
