@@ -1,0 +1,740 @@
+#include "queueing/cycle.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/check.h"
+#include "queueing/fair_share.h"
+#include "queueing/gang_placer.h"
+#include "queueing/preemption.h"
+
+namespace troupe::queueing {
+namespace {
+
+// Placement outcomes depend only on a pod set's constraints, pod request and topology
+// (for a fixed view of free capacity). Within a cycle free capacity only shrinks, except
+// when a preemption frees some (then the memo is cleared), so "n pods of this kind did
+// not fit" stays true for every count >= n: later gangs of the same kind fail in O(1).
+struct MemoKey {
+  std::int32_t cls = 0;
+  std::int32_t mode = 0;
+  std::int32_t level = -1;
+  QueueId queue = -1;  // preemption memos only: the rules depend on the queue
+  ResourceVector request;
+  friend bool operator==(const MemoKey&, const MemoKey&) = default;
+};
+
+struct MemoKeyHash {
+  std::size_t operator()(const MemoKey& k) const {
+    std::size_t h = std::hash<std::int64_t>{}(k.cls) * 1000003u ^
+                    std::hash<std::int64_t>{}(k.mode * 131 + k.level) ^
+                    std::hash<std::int64_t>{}(k.queue) * 7919u;
+    for (std::size_t r = 0; r < kMaxResources; ++r)
+      h = h * 1099511628211ull ^ std::hash<std::int64_t>{}(k.request[r]);
+    return h;
+  }
+};
+
+struct MemoEntry {
+  std::int64_t min_failing = 0;
+  std::int32_t level = -1;
+  std::int32_t domain = -1;
+  std::int64_t domain_pods = 0;
+  PendingReason reason = PendingReason::NoPlacement;
+  std::string detail;
+};
+
+using Memo = std::unordered_map<MemoKey, MemoEntry, MemoKeyHash>;
+
+bool waitsForCapacity(PendingReason r) {
+  switch (r) {
+    case PendingReason::NoPlacement:
+    case PendingReason::OverFairShare:
+    case PendingReason::WaitingForReclaim:
+    case PendingReason::BlockedByStarvingJob:
+    case PendingReason::Reserved:
+    case PendingReason::Preempted: return true;
+    default: return false;
+  }
+}
+
+struct HeapEntry {
+  double key;
+  std::int32_t neg_priority;
+  std::uint32_t rank;
+  QueueId queue;
+  bool operator>(const HeapEntry& o) const {
+    if (key != o.key) return key > o.key;
+    if (neg_priority != o.neg_priority) return neg_priority > o.neg_priority;
+    return rank > o.rank;
+  }
+};
+
+class Cycle {
+ public:
+  Cycle(EngineState& st, Seconds now, Decisions& out) : st_(st), now_(now), out_(out) {}
+
+  void run() {
+    st_.refreshIndexes();
+    if (st_.shares_dirty) computeShares();
+    restoreReservations();
+    if (st_.policy.kind == PolicyKind::Fifo) {
+      runFifo();
+    } else {
+      runFairShare();
+      if (st_.policy.elastic_growth && !someone_waits_) grow();
+    }
+    explainOrphans();
+    report();
+  }
+
+ private:
+  // ---- fair shares and ordering ------------------------------------------------------
+
+  void computeShares() {
+    st_.shares_dirty = false;
+    std::vector<QueueId> order;
+    std::vector<int> index(st_.queues.size(), -1);
+    for (QueueId q : st_.queues_by_rank)
+      if (st_.queues[static_cast<std::size_t>(q)].parent < 0) order.push_back(q);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (QueueId c : st_.queues[static_cast<std::size_t>(order[i])].children) order.push_back(c);
+    std::vector<FairShareQueue> in;
+    in.reserve(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const QueueState& q = st_.queues[static_cast<std::size_t>(order[i])];
+      index[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+      in.push_back(
+          FairShareQueue{.parent = q.parent < 0 ? -1 : index[static_cast<std::size_t>(q.parent)],
+                         .guaranteed = q.spec.guaranteed,
+                         .limit = q.spec.limit,
+                         .lending_limit = q.spec.lending_limit,
+                         .over_quota_weight = q.spec.over_quota_weight,
+                         .priority = q.spec.priority,
+                         .demand = q.demand});
+    }
+    const auto shares = computeFairShares(in, st_.usable_capacity);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      st_.queues[static_cast<std::size_t>(order[i])].fair_share = shares[i];
+  }
+
+  // How far a leaf queue is above its fair share, counting decayed usage: the dominant
+  // share of (1-w)*allocated + w*usage. Lower goes first.
+  double orderKey(const QueueState& q) const {
+    const double w = std::clamp(st_.policy.usage_weight, 0.0, 1.0);
+    double key = 0;
+    for (std::size_t r = 0; r < kMaxResources; ++r) {
+      const double eff = (1 - w) * static_cast<double>(q.allocated[r]) +
+                         w * static_cast<double>(q.spec.decayed_usage[r]);
+      if (eff <= 0) continue;
+      const double fair = q.fair_share[r] > 0 ? static_cast<double>(q.fair_share[r]) : 0.5;
+      key = std::max(key, eff / fair);
+    }
+    return key;
+  }
+
+  HeapEntry entryFor(QueueId q) const {
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    return HeapEntry{orderKey(qs), -qs.spec.priority, qs.rank, q};
+  }
+
+  Seconds maxWait(const QueueState& q) const {
+    return q.spec.max_wait_seconds.value_or(st_.policy.default_max_wait_seconds);
+  }
+
+  bool starving(GangId g) const {
+    const GangState& gs = st_.gangs[g];
+    return now_ - gs.spec.submit_time >= maxWait(st_.queues[static_cast<std::size_t>(gs.queue)]);
+  }
+
+  bool withinLimit(QueueId q, const ResourceVector& more) const {
+    for (; q >= 0; q = st_.queues[static_cast<std::size_t>(q)].parent) {
+      const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+      if (!(qs.allocated + more).fitsIn(qs.spec.limit)) return false;
+    }
+    return true;
+  }
+
+  // ---- explanations ------------------------------------------------------------------
+
+  Why baseWhy(GangId g) const {
+    const GangState& gs = st_.gangs[g];
+    Why why;
+    std::size_t dom = 0;
+    double best = -1;
+    for (std::size_t r = 0; r < kMaxResources; ++r) {
+      if (gs.min_request[r] <= 0) continue;
+      const double share = static_cast<double>(gs.min_request[r]) /
+                           static_cast<double>(std::max<std::int64_t>(st_.usable_capacity[r], 1));
+      if (share > best) {
+        best = share;
+        dom = r;
+      }
+    }
+    why.dominant = static_cast<std::int32_t>(dom);
+    if (gs.queue >= 0) {
+      const QueueState& q = st_.queues[static_cast<std::size_t>(gs.queue)];
+      why.guaranteed = q.spec.guaranteed[dom];
+      why.allocated = q.allocated[dom];
+      why.limit = q.spec.limit[dom];
+      why.fair_share = q.fair_share[dom];
+    }
+    return why;
+  }
+
+  void setWhy(GangId g, Why why) {
+    GangState& gs = st_.gangs[g];
+    if (waitsForCapacity(why.reason)) someone_waits_ = true;
+    if (gs.why_reported && gs.why == why) return;
+    gs.why = std::move(why);
+    gs.why_reported = true;
+    changed_.push_back(g);
+  }
+
+  void explainOrphans() {
+    for (auto& [name, set] : st_.orphans) {
+      for (GangId g : set) {
+        Why why = baseWhy(g);
+        why.reason = PendingReason::QueueNotFound;
+        setWhy(g, std::move(why));
+      }
+    }
+  }
+
+  void report() {
+    std::sort(changed_.begin(), changed_.end(),
+              [&](GangId a, GangId b) { return st_.gangName(a) < st_.gangName(b); });
+    changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+    for (GangId g : changed_)
+      if (st_.gangs[g].present && !st_.gangs[g].running) out_.pending.push_back(explain(st_, g));
+    for (QueueId q : st_.queues_by_rank) out_.queues.push_back(statusOf(st_, q));
+  }
+
+  // ---- placement with memos ----------------------------------------------------------
+
+  std::vector<std::int32_t> minCounts(GangId g) const {
+    std::vector<std::int32_t> c;
+    for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.min_count);
+    return c;
+  }
+  std::vector<std::int32_t> fullCounts(GangId g) const {
+    std::vector<std::int32_t> c;
+    for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.count);
+    return c;
+  }
+
+  // The memo key of a single-pod-set gang, or nullopt when its outcome is not shareable.
+  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) const {
+    const GangState& gs = st_.gangs[g];
+    if (gs.spec.pod_sets.size() != 1) return std::nullopt;
+    if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
+      return std::nullopt;
+    MemoKey k;
+    k.cls = gs.classes[0];
+    k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
+    k.level =
+        gs.spec.topology.mode == TopologyMode::None ? -1 : st_.levelIndex(gs.spec.topology.level);
+    k.request = gs.spec.pod_sets[0].shape->requests;
+    return k;
+  }
+
+  Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
+                  Memo& memo) {
+    const auto key = memoKey(g, o);
+    if (key) {
+      auto it = memo.find(*key);
+      if (it != memo.end() && it->second.min_failing <= counts[0]) {
+        Placement p;
+        p.level = it->second.level;
+        p.domain = it->second.domain;
+        p.domain_pods = it->second.domain_pods;
+        return p;
+      }
+    }
+    Placement p = placeGang(st_, g, counts, o);
+    if (!p.ok && key) {
+      auto [it, added] = memo.try_emplace(*key);
+      if (added || counts[0] < it->second.min_failing)
+        it->second = MemoEntry{counts[0], p.level, p.domain, p.domain_pods, {}, {}};
+    }
+    return p;
+  }
+
+  // Could the gang ever fit, on an empty cluster? Cached for the cycle.
+  bool fitsEver(GangId g, const std::vector<std::int32_t>& counts) {
+    PlaceOptions o;
+    o.self = g;
+    o.empty_cluster = true;
+    o.ignore_reservations = true;
+    const auto key = memoKey(g, PlaceOptions{});
+    if (key) {
+      auto ok = static_ok_.find(*key);
+      if (ok != static_ok_.end() && ok->second.min_failing >= counts[0]) return true;
+      auto bad = static_bad_.find(*key);
+      if (bad != static_bad_.end() && bad->second.min_failing <= counts[0]) return false;
+    }
+    const bool fits = placeGang(st_, g, counts, o).ok;
+    if (key) {
+      auto& m = fits ? static_ok_ : static_bad_;
+      auto [it, added] = m.try_emplace(*key);
+      if (added || (fits ? counts[0] > it->second.min_failing : counts[0] < it->second.min_failing))
+        it->second.min_failing = counts[0];
+    }
+    return fits;
+  }
+
+  bool holdsReservation(GangId g) const {
+    return std::any_of(st_.reservations.begin(), st_.reservations.end(),
+                       [&](const Reservation& r) { return r.gang == g; });
+  }
+
+  // ---- decisions ---------------------------------------------------------------------
+
+  void admit(GangId g, std::vector<Pod> pods) {
+    dropReservation(g);
+    st_.startRunning(g, std::move(pods), now_);
+    const GangState& gs = st_.gangs[g];
+    Admission a;
+    a.gang = gs.spec.name;
+    a.queue = gs.spec.queue;
+    a.pod_set_counts = gs.counts;
+    a.pods.reserve(gs.pods.size());
+    for (const Pod& p : gs.pods) a.pods.push_back(toPlacement(st_, p));
+    out_.admissions.push_back(std::move(a));
+  }
+
+  void applyPlan(GangId g, PreemptionPlan& plan) {
+    const std::string& preemptor = st_.gangName(g);
+    for (const Victim& v : plan.victims) {
+      GangState& vs = st_.gangs[v.gang];
+      if (v.whole) {
+        out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
+        st_.stopRunning(v.gang);
+        vs.evicted_cycle = st_.cycle;
+        Why why = baseWhy(v.gang);
+        why.reason = PendingReason::Preempted;
+        why.blocking = preemptor;
+        setWhy(v.gang, std::move(why));
+      } else {
+        Resize r;
+        r.gang = vs.spec.name;
+        r.queue = vs.spec.queue;
+        r.preemptor = preemptor;
+        for (std::size_t i : v.pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
+        st_.removePods(v.gang, v.pods);
+        r.pod_set_counts = vs.counts;
+        out_.resizes.push_back(std::move(r));
+      }
+    }
+    // Capacity came free: earlier "does not fit" answers may no longer hold.
+    memo_.clear();
+    blocked_memo_.clear();
+    preempt_memo_.clear();
+    admit(g, std::move(plan.pods));
+  }
+
+  // ---- reservations (backfill) -------------------------------------------------------
+
+  Seconds shadowTime(const std::vector<NodeId>& nodes) const {
+    std::vector<std::uint8_t> mark(st_.nodes.size(), 0);
+    for (NodeId n : nodes) mark[n] = 1;
+    Seconds shadow = now_;
+    for (QueueId q : st_.queues_by_rank) {
+      for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
+        const GangState& rs = st_.gangs[r];
+        const bool there = std::any_of(rs.pods.begin(), rs.pods.end(),
+                                       [&](const Pod& p) { return mark[p.node] != 0; });
+        if (!there) continue;
+        if (!rs.spec.runtime_estimate) return kNever;
+        shadow = std::max(shadow, rs.start_time + *rs.spec.runtime_estimate);
+      }
+    }
+    return shadow;
+  }
+
+  void markReservation(const Reservation& r) {
+    for (NodeId n : r.nodes) {
+      st_.nodes[n].reserved_for = r.gang;
+      st_.nodes[n].reserved_until = r.shadow_time;
+    }
+  }
+
+  void restoreReservations() {
+    for (NodeState& n : st_.nodes) n.reserved_for = kNoGang;
+    std::vector<Reservation> kept;
+    for (Reservation& r : st_.reservations) {
+      if (r.gang == kNoGang) continue;
+      const GangState& gs = st_.gangs[r.gang];
+      if (!gs.present || gs.running || gs.queue < 0) continue;
+      const bool nodes_ok = std::all_of(r.nodes.begin(), r.nodes.end(),
+                                        [&](NodeId n) { return st_.nodes[n].usable(); });
+      if (!nodes_ok) continue;
+      r.shadow_time = shadowTime(r.nodes);
+      markReservation(r);
+      kept.push_back(std::move(r));
+    }
+    st_.reservations = std::move(kept);
+  }
+
+  bool reserve(GangId g, const std::vector<std::int32_t>& counts) {
+    if (static_cast<int>(st_.reservations.size()) >= st_.policy.max_reservations) return false;
+    PlaceOptions o;
+    o.self = g;
+    o.empty_cluster = true;
+    const Placement p = placeGang(st_, g, counts, o);
+    if (!p.ok) return false;
+    Reservation r;
+    r.gang = g;
+    for (const Pod& pod : p.pods) r.nodes.push_back(pod.node);
+    std::sort(r.nodes.begin(), r.nodes.end());
+    r.nodes.erase(std::unique(r.nodes.begin(), r.nodes.end()), r.nodes.end());
+    r.shadow_time = shadowTime(r.nodes);
+    markReservation(r);
+    st_.reservations.push_back(std::move(r));
+    return true;
+  }
+
+  void dropReservation(GangId g) {
+    auto it = std::find_if(st_.reservations.begin(), st_.reservations.end(),
+                           [&](const Reservation& r) { return r.gang == g; });
+    if (it == st_.reservations.end()) return;
+    for (NodeId n : it->nodes)
+      if (st_.nodes[n].reserved_for == g) st_.nodes[n].reserved_for = kNoGang;
+    st_.reservations.erase(it);
+  }
+
+  // ---- one gang ----------------------------------------------------------------------
+
+  // Tries to admit g; returns true when it was. Otherwise records why it waits.
+  bool tryGang(GangId g) {
+    GangState& gs = st_.gangs[g];
+    const QueueId q = gs.queue;
+    Why why = baseWhy(g);
+    if (gs.evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
+    if (!withinLimit(q, gs.min_request)) {
+      why.reason = PendingReason::QueueAtLimit;
+      setWhy(g, std::move(why));
+      return false;
+    }
+    PlaceOptions o;
+    o.self = g;
+    if (gs.spec.runtime_estimate) o.backfill_end = now_ + *gs.spec.runtime_estimate;
+
+    const auto full = fullCounts(g);
+    const auto least = minCounts(g);
+    if (full != least && withinLimit(q, gs.full_request)) {
+      Placement p = place(g, full, o, memo_);
+      if (p.ok) {
+        admit(g, std::move(p.pods));
+        return true;
+      }
+    }
+    Placement p = place(g, least, o, memo_);
+    if (p.ok) {
+      admit(g, std::move(p.pods));
+      return true;
+    }
+    why.level = p.level;
+    why.domain = p.domain;
+    why.domain_pods = p.domain_pods;
+    if (!fitsEver(g, least)) {
+      why.reason = gs.spec.topology.mode == TopologyMode::Required
+                       ? PendingReason::TopologyUnsatisfiable
+                       : PendingReason::Unschedulable;
+      setWhy(g, std::move(why));
+      return false;
+    }
+
+    why.reason = PendingReason::NoPlacement;
+    if (st_.policy.preemption) {
+      if (!preemptionKnownToFail(g, least, why)) {
+        PreemptionPlan plan = planPreemption(st_, g, least, now_);
+        if (plan.ok) {
+          applyPlan(g, plan);
+          return true;
+        }
+        why.reason = plan.reason;
+        why.detail = plan.detail;
+        rememberPreemptionFailure(g, least, why);
+      }
+    }
+    if (why.reason == PendingReason::NoPlacement && !st_.reservations.empty() &&
+        !holdsReservation(g)) {
+      PlaceOptions ignore = o;
+      ignore.ignore_reservations = true;
+      if (place(g, least, ignore, blocked_memo_).ok) {
+        why.reason = PendingReason::BlockedByStarvingJob;
+        why.blocking = firstBlockingReservation(g, least);
+      }
+    }
+    if (st_.policy.backfill && starving(g) && (holdsReservation(g) || reserve(g, least))) {
+      why.reason = PendingReason::Reserved;
+      why.blocking.clear();
+    }
+    setWhy(g, std::move(why));
+    return false;
+  }
+
+  std::string firstBlockingReservation(GangId, const std::vector<std::int32_t>&) const {
+    return st_.reservations.empty() ? std::string() : st_.gangName(st_.reservations.front().gang);
+  }
+
+  bool preemptionKnownToFail(GangId g, const std::vector<std::int32_t>& counts, Why& why) {
+    auto key = memoKey(g, PlaceOptions{});
+    if (!key) return false;
+    key->queue = st_.gangs[g].queue;
+    auto it = preempt_memo_.find(*key);
+    if (it == preempt_memo_.end() || it->second.min_failing > counts[0]) return false;
+    // Rules depend on the priority within the queue; only reuse for equal priority.
+    if (it->second.domain != st_.gangs[g].spec.priority) return false;
+    why.reason = it->second.reason;
+    why.detail = it->second.detail;
+    return true;
+  }
+
+  void rememberPreemptionFailure(GangId g, const std::vector<std::int32_t>& counts,
+                                 const Why& why) {
+    auto key = memoKey(g, PlaceOptions{});
+    if (!key) return;
+    key->queue = st_.gangs[g].queue;
+    MemoEntry e;
+    e.min_failing = counts[0];
+    e.domain = st_.gangs[g].spec.priority;  // the priority the answer holds for
+    e.reason = why.reason;
+    e.detail = why.detail;
+    auto [it, added] = preempt_memo_.try_emplace(*key, e);
+    if (!added && (e.domain != it->second.domain || counts[0] < it->second.min_failing))
+      it->second = e;
+  }
+
+  // ---- the passes --------------------------------------------------------------------
+
+  void runFairShare() {
+    std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap;
+    const std::size_t nq = st_.queues.size();
+    std::vector<std::set<GangId, PendingOrder>::iterator> cursor(nq);
+    std::vector<std::uint8_t> started(nq, 0);
+    std::vector<std::string> blocked_by(nq);
+    for (QueueId q : st_.queues_by_rank) {
+      const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+      if (qs.leaf() && !qs.pending.empty()) heap.push(entryFor(q));
+    }
+    while (!heap.empty()) {
+      const QueueId q = heap.top().queue;
+      heap.pop();
+      const auto qi = static_cast<std::size_t>(q);
+      QueueState& qs = st_.queues[qi];
+      auto it = started[qi] ? cursor[qi] : qs.pending.begin();
+      started[qi] = 1;
+      bool admitted = false;
+      while (it != qs.pending.end()) {
+        const GangId g = *it;
+        ++it;
+        if (!blocked_by[qi].empty() && st_.gangs[g].evicted_cycle != st_.cycle) {
+          // Without backfill the queue is FIFO: nothing passes its first waiting gang.
+          Why why = baseWhy(g);
+          why.reason = PendingReason::BlockedByQueueHead;
+          why.blocking = blocked_by[qi];
+          setWhy(g, std::move(why));
+          continue;
+        }
+        if (tryGang(g)) {
+          admitted = true;
+          break;
+        }
+        if (!st_.policy.backfill && waitsForCapacity(st_.gangs[g].why.reason))
+          blocked_by[qi] = st_.gangName(g);
+      }
+      cursor[qi] = it;
+      if (admitted && it != qs.pending.end()) heap.push(entryFor(q));
+    }
+  }
+
+  void runFifo() {
+    std::vector<GangId> order(st_.fifo.begin(), st_.fifo.end());
+    std::string head;
+    for (GangId g : order) {
+      GangState& gs = st_.gangs[g];
+      Why why = baseWhy(g);
+      if (!head.empty()) {
+        why.reason = PendingReason::BlockedByQueueHead;
+        why.blocking = head;
+        setWhy(g, std::move(why));
+        continue;
+      }
+      if (!withinLimit(gs.queue, gs.min_request)) {
+        why.reason = PendingReason::QueueAtLimit;
+        setWhy(g, std::move(why));
+        head = gs.spec.name;
+        continue;
+      }
+      PlaceOptions o;
+      o.self = g;
+      const auto full = fullCounts(g);
+      const auto least = minCounts(g);
+      if (full != least && withinLimit(gs.queue, gs.full_request)) {
+        Placement p = placeGang(st_, g, full, o);
+        if (p.ok) {
+          admit(g, std::move(p.pods));
+          continue;
+        }
+      }
+      Placement p = placeGang(st_, g, least, o);
+      if (p.ok) {
+        admit(g, std::move(p.pods));
+        continue;
+      }
+      why.level = p.level;
+      why.domain = p.domain;
+      why.domain_pods = p.domain_pods;
+      why.reason = fitsEver(g, least) ? PendingReason::NoPlacement
+                   : gs.spec.topology.mode == TopologyMode::Required
+                       ? PendingReason::TopologyUnsatisfiable
+                       : PendingReason::Unschedulable;
+      setWhy(g, std::move(why));
+      head = gs.spec.name;
+    }
+  }
+
+  // ---- elastic growth ----------------------------------------------------------------
+
+  // Grows running elastic gangs toward their full size when nobody waits for capacity:
+  // queues in fair-share order, gangs in admission order.
+  void grow() {
+    std::vector<std::pair<HeapEntry, GangId>> growers;
+    for (QueueId q : st_.queues_by_rank) {
+      const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+      if (!qs.leaf()) continue;
+      for (GangId g : qs.running) {
+        const GangState& gs = st_.gangs[g];
+        bool below = false;
+        for (std::size_t i = 0; i < gs.counts.size(); ++i)
+          below = below || gs.counts[i] < gs.spec.pod_sets[i].count;
+        if (below) growers.emplace_back(entryFor(q), g);
+      }
+    }
+    PendingOrder by_gang{&st_.gangs};
+    std::sort(growers.begin(), growers.end(), [&](const auto& a, const auto& b) {
+      if (a.first > b.first) return false;
+      if (b.first > a.first) return true;
+      return by_gang(a.second, b.second);
+    });
+    for (const auto& [entry, g] : growers) growOne(g);
+  }
+
+  void growOne(GangId g) {
+    GangState& gs = st_.gangs[g];
+    std::vector<Pod> added;
+    for (std::size_t ps = 0; ps < gs.spec.pod_sets.size(); ++ps) {
+      const ResourceVector& req = gs.spec.pod_sets[ps].shape->requests;
+      std::int32_t extra = gs.spec.pod_sets[ps].count - gs.counts[ps];
+      while (extra > 0 && !withinLimit(gs.queue, req * extra)) --extra;
+      PlaceOptions o;
+      o.self = g;
+      if (gs.spec.topology.mode == TopologyMode::Required && !gs.pods.empty()) {
+        o.only_level = st_.levelIndex(gs.spec.topology.level);
+        o.only_domain =
+            st_.nodes[gs.pods.front().node].domain[static_cast<std::size_t>(o.only_level)];
+      }
+      for (; extra > 0; extra /= 2) {
+        std::vector<std::int32_t> counts(gs.spec.pod_sets.size(), 0);
+        counts[ps] = extra;
+        Placement p = placeGang(st_, g, counts, o);
+        if (!p.ok) continue;
+        st_.addPods(g, p.pods);
+        added.insert(added.end(), p.pods.begin(), p.pods.end());
+        break;
+      }
+    }
+    if (added.empty()) return;
+    Resize r;
+    r.gang = gs.spec.name;
+    r.queue = gs.spec.queue;
+    r.pod_set_counts = gs.counts;
+    for (const Pod& p : added) r.added.push_back(toPlacement(st_, p));
+    out_.resizes.push_back(std::move(r));
+  }
+
+  EngineState& st_;
+  Seconds now_;
+  Decisions& out_;
+  bool someone_waits_ = false;
+  std::vector<GangId> changed_;
+  Memo memo_, blocked_memo_, preempt_memo_, static_ok_, static_bad_;
+};
+
+}  // namespace
+
+Decisions runCycle(EngineState& st, Seconds now) {
+  Decisions out;
+  ++st.cycle;
+  if (now < st.last_now) now = st.last_now;  // time never runs backwards
+  st.last_now = now;
+  out.cycle = st.cycle;
+  out.now = now;
+  Cycle cycle(st, now, out);
+  cycle.run();
+  return out;
+}
+
+PodPlacement toPlacement(const EngineState& st, const Pod& pod) {
+  PodPlacement p;
+  p.pod_set = pod.pod_set;
+  p.node = st.nodes[pod.node].spec.name;
+  for (int i = 0; i < 64; ++i)
+    if ((pod.gpus >> i) & 1) p.gpus.push_back(i);
+  return p;
+}
+
+PendingExplanation explain(const EngineState& st, GangId g) {
+  const GangState& gs = st.gangs[g];
+  const Why& w = gs.why;
+  PendingExplanation e;
+  e.gang = gs.spec.name;
+  e.queue = gs.spec.queue;
+  e.reason = w.reason;
+  switch (w.dominant) {
+    case kGpu: e.dominant_resource = "nvidia.com/gpu"; break;
+    case kCpu: e.dominant_resource = "cpu"; break;
+    case kMemory: e.dominant_resource = "memory"; break;
+    default: e.dominant_resource = fmt::format("extended-{}", w.dominant);
+  }
+  e.queue_guaranteed = w.guaranteed;
+  e.queue_allocated = w.allocated;
+  e.queue_limit = w.limit;
+  e.queue_fair_share = w.fair_share;
+  e.request = gs.min_request;
+  e.largest_free_domain_pods = w.domain_pods;
+  if (w.level >= 0 && w.domain >= 0 &&
+      static_cast<std::size_t>(w.domain) <
+          st.domains[static_cast<std::size_t>(w.level)].names.size())
+    e.largest_free_domain =
+        st.domains[static_cast<std::size_t>(w.level)].names[static_cast<std::size_t>(w.domain)];
+  e.blocking_gang = w.blocking;
+  e.detail = w.detail;
+  return e;
+}
+
+QueueStatus statusOf(const EngineState& st, QueueId q) {
+  const QueueState& qs = st.queues[static_cast<std::size_t>(q)];
+  QueueStatus s;
+  s.queue = qs.spec.name;
+  s.fair_share = qs.fair_share;
+  s.allocated = qs.allocated;
+  std::function<ResourceVector(QueueId)> demand = [&](QueueId x) {
+    const QueueState& xs = st.queues[static_cast<std::size_t>(x)];
+    if (xs.leaf()) return xs.demand;
+    ResourceVector d;
+    for (QueueId c : xs.children) d += demand(c);
+    return d;
+  };
+  s.demand = demand(q);
+  s.dominant_share = dominantShare(qs.allocated, qs.fair_share);
+  return s;
+}
+
+}  // namespace troupe::queueing

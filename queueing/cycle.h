@@ -1,0 +1,18 @@
+#pragma once
+
+#include "queueing/decisions.h"
+#include "queueing/engine_state.h"
+
+namespace troupe::queueing {
+
+// One scheduling cycle over the engine state at time `now` (docs/scheduling.md): fair
+// shares, then admission in fair-share order with placement, preemption and
+// reservations, then elastic growth, then explanations. Applies its own decisions.
+Decisions runCycle(EngineState& st, Seconds now);
+
+// Output helpers shared with the Engine queries.
+PodPlacement toPlacement(const EngineState& st, const Pod& pod);
+PendingExplanation explain(const EngineState& st, GangId g);
+QueueStatus statusOf(const EngineState& st, QueueId q);
+
+}  // namespace troupe::queueing

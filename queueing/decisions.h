@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "queueing/resource_vector.h"
+#include "queueing/snapshot.h"
+
+// The engine's output: what to do this cycle and, for every gang left waiting, why.
+namespace troupe::queueing {
+
+// Start a pending gang: every pod listed, on its node, with its GPUs. Evictions listed
+// in Decisions::preemptions with this gang as preemptor must finish first.
+struct Admission {
+  std::string gang;
+  std::string queue;
+  std::vector<PodPlacement> pods;
+  std::vector<std::int32_t> pod_set_counts;  // pods admitted per pod set
+};
+
+enum class PreemptionReason {
+  Reclaim,      // the preemptor's queue is below its fair share, the victim's above
+  WithinQueue,  // same queue, the preemptor has a higher priority
+};
+
+// Evict a whole running gang. The engine requeues it at its original submit time.
+struct Preemption {
+  std::string gang;
+  std::string queue;
+  std::string preemptor;
+  PreemptionReason reason = PreemptionReason::Reclaim;
+};
+
+// Grow or shrink a running elastic gang: start `added` pods, stop `removed` ones.
+struct Resize {
+  std::string gang;
+  std::string queue;
+  std::vector<std::int32_t> pod_set_counts;  // the sizes after the resize
+  std::vector<PodPlacement> added;
+  std::vector<PodPlacement> removed;
+  std::string preemptor;  // set when a shrink serves a reclaim
+};
+
+enum class PendingReason {
+  QueueNotFound,          // the gang names no leaf queue
+  InvalidGang,            // the gang's spec breaks a rule (see message)
+  QueueAtLimit,           // admitting it would take the queue (or an ancestor) past limit
+  OverFairShare,          // it does not fit, and its queue may not reclaim: over fair share
+  NoPlacement,            // not enough free capacity where its pods may run, right now
+  Unschedulable,          // no node could ever hold a pod of it (selectors, taints, size)
+  TopologyUnsatisfiable,  // no domain of the required level could ever hold it
+  WaitingForReclaim,      // it could reclaim, but not without breaking a rule (see message)
+  BlockedByStarvingJob,   // capacity it could use is reserved for a starving gang
+  BlockedByQueueHead,     // FIFO: an earlier gang could not be admitted
+  Reserved,               // starving: capacity is being held for it as it frees
+  Preempted,              // evicted this cycle; waits to be placed again
+};
+
+const char* pendingReasonName(PendingReason reason);
+
+// The numbers behind a pending reason, for the "why pending" status users read.
+struct PendingExplanation {
+  std::string gang;
+  std::string queue;
+  PendingReason reason = PendingReason::NoPlacement;
+  // The queue, in the gang's dominant resource.
+  std::string dominant_resource;
+  std::int64_t queue_guaranteed = 0;
+  std::int64_t queue_allocated = 0;
+  std::int64_t queue_limit = 0;
+  std::int64_t queue_fair_share = 0;
+  ResourceVector request;                     // the gang at its minimum size
+  std::int64_t largest_free_domain_pods = 0;  // most pods of its first shape one domain holds
+  std::string largest_free_domain;            // that domain ("" for the whole cluster)
+  std::string blocking_gang;                  // BlockedByStarvingJob / BlockedByQueueHead
+  std::string detail;                         // a rule broken (InvalidGang, WaitingForReclaim)
+
+  friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;
+};
+
+// One human sentence with the numbers, e.g. "NoPlacement: needs 64 nvidia.com/gpu in one
+// troupe.dev/rack; the largest free domain rack-7 holds 3 pods". Built on demand, so the
+// cycle never formats strings for gangs nobody asks about.
+std::string describe(const PendingExplanation& explanation);
+
+// A queue's computed fair share and allocation, reported every cycle.
+struct QueueStatus {
+  std::string queue;
+  ResourceVector fair_share;
+  ResourceVector allocated;
+  ResourceVector demand;
+  double dominant_share = 0;  // max over resources of allocated / fair share
+};
+
+struct Decisions {
+  std::int64_t cycle = 0;
+  Seconds now = 0;
+  std::vector<Preemption> preemptions;  // in the order they were decided
+  std::vector<Resize> resizes;
+  std::vector<Admission> admissions;
+  // Gangs still pending whose explanation changed since the previous cycle of the same
+  // engine (all of them on its first cycle), sorted by gang name. Engine::explanation()
+  // gives the current one for any pending gang.
+  std::vector<PendingExplanation> pending;
+  std::vector<QueueStatus> queues;  // sorted by queue name
+
+  bool empty() const { return preemptions.empty() && resizes.empty() && admissions.empty(); }
+};
+
+}  // namespace troupe::queueing

@@ -1,0 +1,321 @@
+#include "queueing/engine.h"
+
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "queueing/cycle.h"
+#include "queueing/engine_state.h"
+#include "queueing/validation.h"
+
+namespace troupe::queueing {
+namespace {
+
+std::uint64_t gpuMask(std::int64_t gpus) {
+  if (gpus <= 0) return 0;
+  if (gpus >= 64) return ~std::uint64_t{0};
+  return (std::uint64_t{1} << gpus) - 1;
+}
+
+std::vector<std::uint64_t> groupMasks(const std::vector<std::vector<int>>& groups,
+                                      std::uint64_t all) {
+  std::vector<std::uint64_t> out;
+  for (const auto& group : groups) {
+    std::uint64_t m = 0;
+    for (int i : group) m |= std::uint64_t{1} << i;
+    out.push_back(m & all);
+  }
+  return out;
+}
+
+}  // namespace
+
+Engine::Engine(Policy policy) : state_(std::make_unique<EngineState>(std::move(policy))) {}
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+Result<Engine> Engine::fromSnapshot(const Snapshot& snapshot, Policy policy) {
+  Engine engine(std::move(policy));
+  for (const auto& n : snapshot.nodes)
+    if (auto s = engine.upsertNode(n); !s) return s.error();
+  // Parents before children, whatever order the snapshot lists them in.
+  std::vector<const QueueSpec*> left;
+  for (const auto& q : snapshot.queues) left.push_back(&q);
+  while (!left.empty()) {
+    std::vector<const QueueSpec*> later;
+    for (const QueueSpec* q : left) {
+      if (!q->parent.empty() && !engine.state_->queue_ids.contains(q->parent)) {
+        later.push_back(q);
+        continue;
+      }
+      if (auto s = engine.upsertQueue(*q); !s) return s.error();
+    }
+    if (later.size() == left.size())
+      return makeError(ErrorCode::Invalid, fmt::format("queues[{}].parent", later[0]->name),
+                       fmt::format("Not found: \"{}\"", later[0]->parent));
+    left = std::move(later);
+  }
+  for (const auto& r : snapshot.running)
+    if (auto s = engine.addRunning(r); !s) return s.error();
+  for (const auto& g : snapshot.pending)
+    if (auto s = engine.submit(g); !s) return s.error();
+  return engine;
+}
+
+Status Engine::upsertNode(NodeSpec spec) {
+  if (auto s = validateNode(spec); !s) return s;
+  EngineState& st = *state_;
+  const std::uint64_t all = gpuMask(spec.allocatable[kGpu]);
+  auto it = st.node_ids.find(spec.name);
+  if (it == st.node_ids.end()) {
+    NodeState node;
+    node.free = spec.allocatable;
+    node.all_gpus = all;
+    node.free_gpus = all;
+    node.gpu_groups =
+        GpuGroups::of(groupMasks(spec.nvlink_islands, all), groupMasks(spec.numa_nodes, all));
+    node.spec = std::move(spec);
+    const auto id = static_cast<NodeId>(st.nodes.size());
+    st.node_ids.emplace(node.spec.name, id);
+    st.nodes.push_back(std::move(node));
+  } else {
+    NodeState& node = st.nodes[it->second];
+    const ResourceVector held = node.spec.allocatable - node.free;
+    const std::uint64_t held_gpus = node.all_gpus & ~node.free_gpus;
+    node.free = spec.allocatable - held;
+    node.all_gpus = all;
+    node.free_gpus = all & ~held_gpus;
+    node.gpu_groups =
+        GpuGroups::of(groupMasks(spec.nvlink_islands, all), groupMasks(spec.numa_nodes, all));
+    node.spec = std::move(spec);
+  }
+  st.nodes_dirty = true;
+  return {};
+}
+
+Status Engine::removeNode(const std::string& name) {
+  EngineState& st = *state_;
+  auto it = st.node_ids.find(name);
+  if (it == st.node_ids.end())
+    return makeError(ErrorCode::NotFound, "node.name", fmt::format("node \"{}\" not found", name));
+  NodeState& node = st.nodes[it->second];
+  if (node.pods > 0)
+    return makeError(ErrorCode::Conflict, "node.name",
+                     fmt::format("node \"{}\" still runs {} pods", name, node.pods));
+  node.present = false;
+  node.spec.labels.clear();
+  st.node_ids.erase(it);
+  st.nodes_dirty = true;
+  return {};
+}
+
+Status Engine::upsertQueue(QueueSpec spec) {
+  if (auto s = validateQueue(spec); !s) return s;
+  EngineState& st = *state_;
+  QueueId parent = -1;
+  if (!spec.parent.empty()) {
+    auto p = st.queue_ids.find(spec.parent);
+    if (p == st.queue_ids.end())
+      return makeError(ErrorCode::Invalid, fmt::format("queues[{}].parent", spec.name),
+                       fmt::format("Not found: \"{}\"", spec.parent));
+    parent = p->second;
+    const QueueState& pq = st.queues[static_cast<std::size_t>(parent)];
+    if (!pq.pending.empty() || !pq.running.empty())
+      return makeError(
+          ErrorCode::Conflict, fmt::format("queues[{}].parent", spec.name),
+          fmt::format("queue \"{}\" holds gangs; only leaf queues hold gangs", spec.parent));
+  }
+  auto it = st.queue_ids.find(spec.name);
+  if (it != st.queue_ids.end()) {
+    QueueState& q = st.queues[static_cast<std::size_t>(it->second)];
+    if (q.parent != parent)
+      return makeError(ErrorCode::Invalid, fmt::format("queues[{}].parent", spec.name),
+                       "Invalid value: the parent of a queue cannot change");
+    q.spec = std::move(spec);
+    st.shares_dirty = true;
+    return {};
+  }
+  // A new queue: refuse cycles through a parent chain (impossible, parents exist first).
+  const auto id = static_cast<QueueId>(st.queues.size());
+  QueueState q{.spec = std::move(spec),
+               .present = true,
+               .parent = parent,
+               .children = {},
+               .rank = 0,
+               .allocated = {},
+               .demand = {},
+               .fair_share = {},
+               .pending = std::set<GangId, PendingOrder>(PendingOrder{&st.gangs}),
+               .running = std::set<GangId, NameOrder>(NameOrder{&st.gangs})};
+  st.queue_ids.emplace(q.spec.name, id);
+  const std::string name = q.spec.name;
+  st.queues.push_back(std::move(q));
+  if (parent >= 0) st.queues[static_cast<std::size_t>(parent)].children.push_back(id);
+  st.queues_dirty = true;
+  // Gangs that named this queue before it existed.
+  auto o = st.orphans.find(name);
+  if (o != st.orphans.end()) {
+    std::vector<GangId> waiting(o->second.begin(), o->second.end());
+    st.orphans.erase(o);
+    for (GangId g : waiting) st.attachToQueue(g);
+  }
+  return {};
+}
+
+Status Engine::removeQueue(const std::string& name) {
+  EngineState& st = *state_;
+  auto it = st.queue_ids.find(name);
+  if (it == st.queue_ids.end())
+    return makeError(ErrorCode::NotFound, "queue.name",
+                     fmt::format("queue \"{}\" not found", name));
+  QueueState& q = st.queues[static_cast<std::size_t>(it->second)];
+  for (QueueId c : q.children)
+    if (st.queues[static_cast<std::size_t>(c)].present)
+      return makeError(ErrorCode::Conflict, "queue.name",
+                       fmt::format("queue \"{}\" has child queues", name));
+  if (!q.pending.empty() || !q.running.empty())
+    return makeError(ErrorCode::Conflict, "queue.name",
+                     fmt::format("queue \"{}\" still holds gangs", name));
+  q.present = false;
+  if (q.parent >= 0) {
+    auto& siblings = st.queues[static_cast<std::size_t>(q.parent)].children;
+    std::erase(siblings, it->second);
+  }
+  st.queue_ids.erase(it);
+  st.queues_dirty = true;
+  return {};
+}
+
+Status Engine::submit(GangSpec gang) {
+  if (auto s = validateGang(gang, state_->policy); !s) return s;
+  EngineState& st = *state_;
+  if (st.gang_ids.contains(gang.name))
+    return makeError(ErrorCode::AlreadyExists, fmt::format("gangs[{}]", gang.name),
+                     "a gang with this name already exists");
+  const GangId g = st.newGang(std::move(gang));
+  st.attachToQueue(g);
+  return {};
+}
+
+Status Engine::addRunning(RunningGang gang) {
+  if (auto s = validateGang(gang.spec, state_->policy); !s) return s;
+  EngineState& st = *state_;
+  const std::string base = fmt::format("running[{}]", gang.spec.name);
+  if (st.gang_ids.contains(gang.spec.name))
+    return makeError(ErrorCode::AlreadyExists, base, "a gang with this name already exists");
+  std::vector<Pod> pods;
+  std::vector<std::int32_t> counts(gang.spec.pod_sets.size(), 0);
+  std::unordered_map<NodeId, std::uint64_t> taken;
+  for (std::size_t i = 0; i < gang.pods.size(); ++i) {
+    const PodPlacement& p = gang.pods[i];
+    const std::string path = fmt::format("{}.pods[{}]", base, i);
+    if (p.pod_set < 0 || static_cast<std::size_t>(p.pod_set) >= gang.spec.pod_sets.size())
+      return makeError(ErrorCode::Invalid, path + ".podSet", "Invalid value: no such pod set");
+    auto n = st.node_ids.find(p.node);
+    if (n == st.node_ids.end())
+      return makeError(ErrorCode::Invalid, path + ".node",
+                       fmt::format("Not found: node \"{}\"", p.node));
+    const NodeState& node = st.nodes[n->second];
+    std::uint64_t mask = 0;
+    for (int gpu : p.gpus) {
+      if (gpu < 0 || gpu >= 64 || !((node.all_gpus >> gpu) & 1))
+        return makeError(ErrorCode::Invalid, path + ".gpus",
+                         fmt::format("Invalid value: {}: the node has no such GPU", gpu));
+      mask |= std::uint64_t{1} << gpu;
+    }
+    const auto& req = gang.spec.pod_sets[static_cast<std::size_t>(p.pod_set)].shape->requests;
+    if (std::popcount(mask) != req[kGpu])
+      return makeError(ErrorCode::Invalid, path + ".gpus",
+                       fmt::format("Invalid value: {} GPUs listed, the pod requests {}",
+                                   std::popcount(mask), req[kGpu]));
+    std::uint64_t& used = taken[n->second];
+    if ((node.free_gpus & mask) != mask || (used & mask) != 0)
+      return makeError(ErrorCode::Conflict, path + ".gpus", "GPU already held by another pod");
+    used |= mask;
+    ++counts[static_cast<std::size_t>(p.pod_set)];
+    pods.push_back(Pod{p.pod_set, n->second, mask});
+  }
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] > gang.spec.pod_sets[i].count)
+      return makeError(ErrorCode::Invalid, fmt::format("{}.podSets[{}]", base, i),
+                       fmt::format("Invalid value: {} pods run, count is {}", counts[i],
+                                   gang.spec.pod_sets[i].count));
+  const GangId g = st.newGang(std::move(gang.spec));
+  st.attachToQueue(g);
+  st.startRunning(g, std::move(pods), gang.start_time);
+  return {};
+}
+
+Status Engine::remove(const std::string& name) {
+  EngineState& st = *state_;
+  auto it = st.gang_ids.find(name);
+  if (it == st.gang_ids.end())
+    return makeError(ErrorCode::NotFound, "gang.name", fmt::format("gang \"{}\" not found", name));
+  const GangId g = it->second;
+  if (st.gangs[g].running) st.stopRunning(g);
+  st.detachFromQueue(g);
+  for (auto& r : st.reservations)
+    if (r.gang == g) r.gang = kNoGang;
+  for (auto& n : st.nodes)
+    if (n.reserved_for == g) n.reserved_for = kNoGang;
+  st.gang_ids.erase(it);
+  st.gangs[g] = GangState{};
+  st.free_gang_ids.push_back(g);
+  return {};
+}
+
+Decisions Engine::schedule(Seconds now) { return runCycle(*state_, now); }
+
+bool Engine::isPending(const std::string& gang) const {
+  auto it = state_->gang_ids.find(gang);
+  return it != state_->gang_ids.end() && !state_->gangs[it->second].running;
+}
+
+bool Engine::isRunning(const std::string& gang) const {
+  auto it = state_->gang_ids.find(gang);
+  return it != state_->gang_ids.end() && state_->gangs[it->second].running;
+}
+
+std::optional<RunningGang> Engine::running(const std::string& gang) const {
+  auto it = state_->gang_ids.find(gang);
+  if (it == state_->gang_ids.end() || !state_->gangs[it->second].running) return std::nullopt;
+  const GangState& gs = state_->gangs[it->second];
+  RunningGang out{.spec = gs.spec, .start_time = gs.start_time, .pods = {}};
+  for (const Pod& p : gs.pods) out.pods.push_back(toPlacement(*state_, p));
+  return out;
+}
+
+std::optional<PendingExplanation> Engine::explanation(const std::string& gang) const {
+  auto it = state_->gang_ids.find(gang);
+  if (it == state_->gang_ids.end() || state_->gangs[it->second].running) return std::nullopt;
+  return explain(*state_, it->second);
+}
+
+std::optional<QueueStatus> Engine::queueStatus(const std::string& queue) const {
+  auto it = state_->queue_ids.find(queue);
+  if (it == state_->queue_ids.end()) return std::nullopt;
+  return statusOf(*state_, it->second);
+}
+
+std::size_t Engine::pendingCount() const {
+  std::size_t n = 0;
+  for (const auto& g : state_->gangs) n += g.present && !g.running;
+  return n;
+}
+
+std::size_t Engine::runningCount() const {
+  std::size_t n = 0;
+  for (const auto& g : state_->gangs) n += g.present && g.running;
+  return n;
+}
+
+const Policy& Engine::policy() const { return state_->policy; }
+
+Result<Decisions> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy) {
+  auto engine = Engine::fromSnapshot(snapshot, policy);
+  if (!engine) return engine.error();
+  return engine->schedule(snapshot.now);
+}
+
+}  // namespace troupe::queueing

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "queueing/decisions.h"
+#include "queueing/policy.h"
+#include "queueing/snapshot.h"
+
+namespace troupe::queueing {
+
+class EngineState;
+
+// The scheduling engine. It holds the cluster as the caller last described it (nodes,
+// queues, pending and running gangs), takes changes as deltas and runs cycles.
+//
+// - Pure and deterministic: no I/O, no clock (time comes with schedule()), no threads, no
+//   globals. The same sequence of calls gives the same decisions; no decision depends on
+//   the order of elements within one call or on hash-map iteration: every order ends in
+//   a name.
+// - Assume-then-write: schedule() applies its own decisions to the engine's state (an
+//   admitted gang is running from then on, a preempted one is pending again at its
+//   original submit time, a resized one has its new size). The caller carries them out
+//   and reports what happens next with the delta calls (remove() when a gang finishes).
+// - Incremental: state and indexes live across cycles, so a cycle after a small delta
+//   costs little (docs/scheduling.md gives the figures).
+//
+// Bad input returns an Error naming the field and the rule; it never crashes.
+class Engine {
+ public:
+  explicit Engine(Policy policy = {});
+  ~Engine();
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // An engine holding everything in `snapshot` (its `now` is not used until schedule()).
+  static Result<Engine> fromSnapshot(const Snapshot& snapshot, Policy policy = {});
+
+  // Adds a node or replaces its spec (labels, taints, allocatable, readiness). Pods
+  // already on it stay; if they no longer fit, the node is simply full.
+  Status upsertNode(NodeSpec node);
+  // Removes a node. Fails (Conflict) while running pods are on it: remove those gangs first.
+  Status removeNode(const std::string& name);
+  // Adds a queue or replaces its spec, including its decayed usage. A parent must exist
+  // before its children; gangs may only sit in leaf queues.
+  Status upsertQueue(QueueSpec queue);
+  // Removes a queue that has no children and no gangs.
+  Status removeQueue(const std::string& name);
+  // Adds a pending gang. Its queue may not exist yet: it then waits with QueueNotFound.
+  Status submit(GangSpec gang);
+  // Adds a gang that already runs (e.g. when rebuilding from the cluster).
+  Status addRunning(RunningGang gang);
+  // A pending or running gang leaves (finished, failed or deleted); its capacity frees.
+  Status remove(const std::string& gang);
+
+  // Runs one scheduling cycle at time `now` (not earlier than the previous cycle's).
+  Decisions schedule(Seconds now);
+
+  // Queries, for the caller and for tests.
+  bool isPending(const std::string& gang) const;
+  bool isRunning(const std::string& gang) const;
+  std::optional<RunningGang> running(const std::string& gang) const;
+  // The current explanation of a pending gang, as of the last cycle.
+  std::optional<PendingExplanation> explanation(const std::string& gang) const;
+  std::optional<QueueStatus> queueStatus(const std::string& queue) const;
+  std::size_t pendingCount() const;
+  std::size_t runningCount() const;
+  const Policy& policy() const;
+
+ private:
+  std::unique_ptr<EngineState> state_;
+};
+
+// One stateless cycle over a whole snapshot: Engine::fromSnapshot then schedule(now).
+Result<Decisions> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy = {});
+
+}  // namespace troupe::queueing

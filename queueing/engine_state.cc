@@ -1,0 +1,400 @@
+#include "queueing/engine_state.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "common/check.h"
+
+namespace troupe::queueing {
+
+bool PendingOrder::operator()(GangId a, GangId b) const {
+  const GangSpec& x = (*gangs)[a].spec;
+  const GangSpec& y = (*gangs)[b].spec;
+  if (x.priority != y.priority) return x.priority > y.priority;
+  if (x.submit_time != y.submit_time) return x.submit_time < y.submit_time;
+  return x.name < y.name;
+}
+
+bool NameOrder::operator()(GangId a, GangId b) const {
+  return (*gangs)[a].spec.name < (*gangs)[b].spec.name;
+}
+
+bool FifoOrder::operator()(GangId a, GangId b) const {
+  const GangSpec& x = (*gangs)[a].spec;
+  const GangSpec& y = (*gangs)[b].spec;
+  if (x.submit_time != y.submit_time) return x.submit_time < y.submit_time;
+  return x.name < y.name;
+}
+
+EngineState::EngineState(Policy p) : policy(std::move(p)), fifo(FifoOrder{&gangs}) {
+  // Class 0: no selector, no affinity, no tolerations.
+  classes.push_back(ConstraintClass{});
+  class_ids.emplace("", 0);
+}
+
+std::int32_t EngineState::levelIndex(const std::string& level_key) const {
+  for (std::size_t i = 0; i < policy.topology_levels.size(); ++i)
+    if (policy.topology_levels[i] == level_key) return static_cast<std::int32_t>(i);
+  return -1;
+}
+
+namespace {
+
+const char* opName(SelectorOperator op) {
+  switch (op) {
+    case SelectorOperator::In: return "In";
+    case SelectorOperator::NotIn: return "NotIn";
+    case SelectorOperator::Exists: return "Exists";
+    case SelectorOperator::DoesNotExist: return "DoesNotExist";
+  }
+  return "?";
+}
+
+// A canonical text of a shape's constraints: equal constraints give equal keys.
+std::string constraintKey(const PodShape& shape) {
+  if (shape.node_selector.empty() && shape.affinity.empty() && shape.tolerations.empty()) return "";
+  std::string key;
+  Labels sel = shape.node_selector;
+  std::sort(sel.begin(), sel.end());
+  for (const auto& [k, v] : sel) key += "s\x1f" + k + "\x1f" + v + "\x1e";
+  std::vector<std::string> parts;
+  for (const auto& req : shape.affinity) {
+    std::vector<std::string> values = req.values;
+    std::sort(values.begin(), values.end());
+    std::string p = "a\x1f" + req.key + "\x1f" + opName(req.op);
+    for (const auto& v : values) p += "\x1f" + v;
+    parts.push_back(std::move(p));
+  }
+  for (const auto& t : shape.tolerations) {
+    std::string p = "t\x1f" + t.key + "\x1f" + (t.op == TolerationOperator::Exists ? "E" : "=") +
+                    "\x1f" + t.value + "\x1f" +
+                    (t.effect ? std::to_string(static_cast<int>(*t.effect)) : "*");
+    parts.push_back(std::move(p));
+  }
+  std::sort(parts.begin(), parts.end());
+  for (const auto& p : parts) key += p + "\x1e";
+  return key;
+}
+
+const std::string* labelValue(const Labels& labels, const std::string& key) {
+  for (const auto& [k, v] : labels)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+bool tolerates(const Toleration& t, const Taint& taint) {
+  if (t.effect && *t.effect != taint.effect) return false;
+  if (t.key.empty()) return t.op == TolerationOperator::Exists;
+  if (t.key != taint.key) return false;
+  return t.op == TolerationOperator::Exists || t.value == taint.value;
+}
+
+}  // namespace
+
+bool nodeAllows(const NodeSpec& node, const PodShape& shape) {
+  for (const auto& [k, v] : shape.node_selector) {
+    const std::string* have = labelValue(node.labels, k);
+    if (have == nullptr || *have != v) return false;
+  }
+  for (const auto& req : shape.affinity) {
+    const std::string* have = labelValue(node.labels, req.key);
+    const bool listed = have != nullptr &&
+                        std::find(req.values.begin(), req.values.end(), *have) != req.values.end();
+    switch (req.op) {
+      case SelectorOperator::In:
+        if (!listed) return false;
+        break;
+      case SelectorOperator::NotIn:
+        if (listed) return false;
+        break;
+      case SelectorOperator::Exists:
+        if (have == nullptr) return false;
+        break;
+      case SelectorOperator::DoesNotExist:
+        if (have != nullptr) return false;
+        break;
+    }
+  }
+  for (const auto& taint : node.taints) {
+    if (taint.effect == TaintEffect::PreferNoSchedule) continue;
+    const bool ok = std::any_of(shape.tolerations.begin(), shape.tolerations.end(),
+                                [&](const Toleration& t) { return tolerates(t, taint); });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::int32_t EngineState::classFor(const PodShape& shape) {
+  std::string key = constraintKey(shape);
+  auto it = class_ids.find(key);
+  if (it != class_ids.end()) return it->second;
+  const auto id = static_cast<std::int32_t>(classes.size());
+  ConstraintClass c;
+  c.exemplar = shape;
+  c.exemplar.requests = ResourceVector{};
+  classes.push_back(std::move(c));
+  class_ids.emplace(std::move(key), id);
+  return id;
+}
+
+const ConstraintClass& EngineState::eligibility(std::int32_t cls) {
+  ConstraintClass& c = classes[static_cast<std::size_t>(cls)];
+  if (c.epoch == node_epoch) return c;
+  c.epoch = node_epoch;
+  c.eligible.clear();
+  c.allows.assign(nodes.size(), 0);
+  for (NodeId n = 0; n < nodes.size(); ++n) {
+    if (!nodes[n].usable() || !nodeAllows(nodes[n].spec, c.exemplar)) continue;
+    c.allows[n] = 1;
+    c.eligible.push_back(n);
+  }
+  return c;
+}
+
+void EngineState::refreshIndexes() {
+  if (nodes_dirty) {
+    nodes_dirty = false;
+    ++node_epoch;
+    nodes_by_rank.clear();
+    for (NodeId n = 0; n < nodes.size(); ++n)
+      if (nodes[n].present) nodes_by_rank.push_back(n);
+    std::sort(nodes_by_rank.begin(), nodes_by_rank.end(),
+              [&](NodeId a, NodeId b) { return nodes[a].spec.name < nodes[b].spec.name; });
+    for (std::uint32_t r = 0; r < nodes_by_rank.size(); ++r) nodes[nodes_by_rank[r]].rank = r;
+    for (std::size_t l = 0; l < kMaxLevels; ++l) domains[l] = Domains{};
+    usable_free = ResourceVector{};
+    usable_capacity = ResourceVector{};
+    for (NodeId n : nodes_by_rank) {
+      NodeState& node = nodes[n];
+      node.domain.fill(-1);
+      for (std::size_t l = 0; l < policy.topology_levels.size() && l < kMaxLevels; ++l) {
+        const std::string* v = labelValue(node.spec.labels, policy.topology_levels[l]);
+        if (v == nullptr) continue;
+        Domains& d = domains[l];
+        auto [it, added] = d.ids.emplace(*v, static_cast<std::int32_t>(d.names.size()));
+        if (added) {
+          d.names.push_back(*v);
+          d.nodes.emplace_back();
+        }
+        node.domain[l] = it->second;
+        d.nodes[static_cast<std::size_t>(it->second)].push_back(n);
+      }
+      if (node.usable()) {
+        usable_free += node.free;
+        usable_capacity += node.spec.allocatable;
+      }
+    }
+    for (auto& d : domains) {
+      std::vector<std::int32_t> order(d.names.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
+      std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+        return d.names[static_cast<std::size_t>(a)] < d.names[static_cast<std::size_t>(b)];
+      });
+      d.rank.assign(order.size(), 0);
+      for (std::size_t r = 0; r < order.size(); ++r)
+        d.rank[static_cast<std::size_t>(order[r])] = static_cast<std::uint32_t>(r);
+    }
+    shares_dirty = true;
+  }
+  if (queues_dirty) {
+    queues_dirty = false;
+    queues_by_rank.clear();
+    for (QueueId q = 0; q < static_cast<QueueId>(queues.size()); ++q)
+      if (queues[static_cast<std::size_t>(q)].present) queues_by_rank.push_back(q);
+    std::sort(queues_by_rank.begin(), queues_by_rank.end(), [&](QueueId a, QueueId b) {
+      return queues[static_cast<std::size_t>(a)].spec.name <
+             queues[static_cast<std::size_t>(b)].spec.name;
+    });
+    for (std::uint32_t r = 0; r < queues_by_rank.size(); ++r)
+      queues[static_cast<std::size_t>(queues_by_rank[r])].rank = r;
+    for (auto& q : queues) {
+      std::sort(q.children.begin(), q.children.end(), [&](QueueId a, QueueId b) {
+        return queues[static_cast<std::size_t>(a)].spec.name <
+               queues[static_cast<std::size_t>(b)].spec.name;
+      });
+    }
+    shares_dirty = true;
+  }
+}
+
+void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
+  NodeState& node = nodes[n];
+  TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
+               node.spec.name, gpus, node.free_gpus);
+  node.free -= req;
+  node.free_gpus &= ~gpus;
+  ++node.pods;
+  if (node.usable()) usable_free -= req;
+}
+
+void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
+  NodeState& node = nodes[n];
+  TROUPE_CHECK((node.free_gpus & gpus) == 0, "node {} GPUs {:x} released twice (free {:x})",
+               node.spec.name, gpus, node.free_gpus);
+  TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
+  node.free += req;
+  node.free_gpus |= gpus & node.all_gpus;
+  --node.pods;
+  if (node.usable()) usable_free += req;
+}
+
+void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
+  while (q >= 0) {
+    QueueState& qs = queues[static_cast<std::size_t>(q)];
+    qs.allocated += amount;
+    TROUPE_CHECK(!qs.allocated.anyNegative(), "queue {} allocation went negative", qs.spec.name);
+    q = qs.parent;
+  }
+}
+
+GangId EngineState::newGang(GangSpec spec) {
+  GangId g;
+  if (!free_gang_ids.empty()) {
+    g = free_gang_ids.back();
+    free_gang_ids.pop_back();
+    gangs[g] = GangState{};
+  } else {
+    g = static_cast<GangId>(gangs.size());
+    gangs.emplace_back();
+  }
+  GangState& gs = gangs[g];
+  gs.spec = std::move(spec);
+  gs.present = true;
+  gs.classes.reserve(gs.spec.pod_sets.size());
+  for (const auto& ps : gs.spec.pod_sets) {
+    gs.classes.push_back(classFor(*ps.shape));
+    gs.min_request += ps.shape->requests * ps.min_count;
+    gs.full_request += ps.shape->requests * ps.count;
+  }
+  gs.counts.assign(gs.spec.pod_sets.size(), 0);
+  gang_ids.emplace(gs.spec.name, g);
+  return g;
+}
+
+void EngineState::attachToQueue(GangId g) {
+  GangState& gs = gangs[g];
+  auto it = queue_ids.find(gs.spec.queue);
+  if (it == queue_ids.end() || !queues[static_cast<std::size_t>(it->second)].leaf()) {
+    gs.queue = -1;
+    auto [o, added] = orphans.try_emplace(gs.spec.queue, NameOrder{&gangs});
+    o->second.insert(g);
+    (void)added;
+    return;
+  }
+  gs.queue = it->second;
+  QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
+  q.demand += gs.full_request;
+  if (gs.running) {
+    q.running.insert(g);
+    addAllocated(gs.queue, gs.held);
+  } else {
+    q.pending.insert(g);
+    if (policy.kind == PolicyKind::Fifo) fifo.insert(g);
+  }
+  shares_dirty = true;
+}
+
+void EngineState::detachFromQueue(GangId g) {
+  GangState& gs = gangs[g];
+  if (gs.queue < 0) {
+    auto it = orphans.find(gs.spec.queue);
+    if (it != orphans.end()) {
+      it->second.erase(g);
+      if (it->second.empty()) orphans.erase(it);
+    }
+    return;
+  }
+  QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
+  q.demand -= gs.full_request;
+  if (gs.running) {
+    q.running.erase(g);
+    addAllocated(gs.queue, ResourceVector{} - gs.held);
+  } else {
+    q.pending.erase(g);
+    if (policy.kind == PolicyKind::Fifo) fifo.erase(g);
+  }
+  gs.queue = -1;
+  shares_dirty = true;
+}
+
+void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
+  GangState& gs = gangs[g];
+  TROUPE_CHECK(!gs.running, "gang {} started twice", gs.spec.name);
+  const QueueId q = gs.queue;
+  if (q >= 0) {
+    queues[static_cast<std::size_t>(q)].pending.erase(g);
+    if (policy.kind == PolicyKind::Fifo) fifo.erase(g);
+  }
+  gs.running = true;
+  gs.start_time = now;
+  gs.pods = std::move(pods);
+  gs.counts.assign(gs.spec.pod_sets.size(), 0);
+  gs.held = ResourceVector{};
+  for (const Pod& p : gs.pods) {
+    const ResourceVector& req = requestOf(g, p.pod_set);
+    takeOnNode(p.node, req, p.gpus);
+    gs.held += req;
+    ++gs.counts[static_cast<std::size_t>(p.pod_set)];
+  }
+  if (q >= 0) {
+    queues[static_cast<std::size_t>(q)].running.insert(g);
+    addAllocated(q, gs.held);
+  }
+  gs.why_reported = false;
+}
+
+void EngineState::stopRunning(GangId g) {
+  GangState& gs = gangs[g];
+  TROUPE_CHECK(gs.running, "gang {} stopped while not running", gs.spec.name);
+  for (const Pod& p : gs.pods) releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
+  const QueueId q = gs.queue;
+  if (q >= 0) {
+    queues[static_cast<std::size_t>(q)].running.erase(g);
+    addAllocated(q, ResourceVector{} - gs.held);
+  }
+  gs.running = false;
+  gs.pods.clear();
+  gs.counts.assign(gs.spec.pod_sets.size(), 0);
+  gs.held = ResourceVector{};
+  if (q >= 0) {
+    queues[static_cast<std::size_t>(q)].pending.insert(g);
+    if (policy.kind == PolicyKind::Fifo) fifo.insert(g);
+  }
+}
+
+void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_indexes) {
+  GangState& gs = gangs[g];
+  std::vector<std::uint8_t> drop(gs.pods.size(), 0);
+  ResourceVector freed;
+  for (std::size_t i : pod_indexes) {
+    const Pod& p = gs.pods[i];
+    const ResourceVector& req = requestOf(g, p.pod_set);
+    releaseOnNode(p.node, req, p.gpus);
+    freed += req;
+    --gs.counts[static_cast<std::size_t>(p.pod_set)];
+    drop[i] = 1;
+  }
+  std::vector<Pod> kept;
+  kept.reserve(gs.pods.size() - pod_indexes.size());
+  for (std::size_t i = 0; i < gs.pods.size(); ++i)
+    if (!drop[i]) kept.push_back(gs.pods[i]);
+  gs.pods = std::move(kept);
+  gs.held -= freed;
+  if (gs.queue >= 0) addAllocated(gs.queue, ResourceVector{} - freed);
+}
+
+void EngineState::addPods(GangId g, const std::vector<Pod>& pods) {
+  GangState& gs = gangs[g];
+  ResourceVector added;
+  for (const Pod& p : pods) {
+    const ResourceVector& req = requestOf(g, p.pod_set);
+    takeOnNode(p.node, req, p.gpus);
+    added += req;
+    ++gs.counts[static_cast<std::size_t>(p.pod_set)];
+    gs.pods.push_back(p);
+  }
+  gs.held += added;
+  if (gs.queue >= 0) addAllocated(gs.queue, added);
+}
+
+}  // namespace troupe::queueing

@@ -1,0 +1,219 @@
+#pragma once
+
+// The engine's internal state. Not part of the public interface (engine.h): the cycle,
+// the placer and the preemption search share it; nobody else includes it.
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "queueing/decisions.h"
+#include "queueing/gpu_picker.h"
+#include "queueing/policy.h"
+#include "queueing/resource_vector.h"
+#include "queueing/snapshot.h"
+
+namespace troupe::queueing {
+
+using GangId = std::uint32_t;
+using NodeId = std::uint32_t;
+using QueueId = std::int32_t;
+inline constexpr GangId kNoGang = std::numeric_limits<GangId>::max();
+inline constexpr Seconds kNever = std::numeric_limits<Seconds>::max();
+inline constexpr std::size_t kMaxLevels = 4;
+
+// One running pod: pod set, node, GPU indices held (bit i = GPU i).
+struct Pod {
+  std::int32_t pod_set = 0;
+  NodeId node = 0;
+  std::uint64_t gpus = 0;
+};
+
+struct NodeState {
+  NodeSpec spec;
+  bool present = true;
+  // Invariant: free = spec.allocatable - (requests of the running pods on this node).
+  ResourceVector free;
+  // Invariant: bit i set <=> GPU i exists and no running pod holds it.
+  std::uint64_t free_gpus = 0;
+  std::uint64_t all_gpus = 0;
+  GpuGroups gpu_groups;  // NVLink islands and NUMA nodes as GPU masks
+  // Set with reserved_for: when the reservation's nodes are expected to be free.
+  Seconds reserved_until = 0;
+  std::array<std::int32_t, kMaxLevels> domain{-1, -1, -1, -1};  // per topology level
+  std::uint32_t rank = 0;                                       // position by name among all nodes
+  std::uint32_t pods = 0;                                       // running pods on it
+  GangId reserved_for = kNoGang;
+  bool usable() const { return present && spec.ready && !spec.unschedulable; }
+};
+
+// Why a pending gang waits, in compact form; turned into a PendingExplanation on output.
+struct Why {
+  PendingReason reason = PendingReason::NoPlacement;
+  std::string blocking;      // the gang it waits behind, if any
+  std::int32_t level = -1;   // topology level of `domain`, -1: the cluster
+  std::int32_t domain = -1;  // the largest free domain
+  std::int64_t domain_pods = 0;
+  std::int32_t dominant = 0;  // resource slot
+  std::int64_t guaranteed = 0, allocated = 0, limit = 0, fair_share = 0;
+  std::string detail;
+  friend bool operator==(const Why&, const Why&) = default;
+};
+
+struct GangState {
+  GangSpec spec;
+  std::vector<std::int32_t> classes;  // constraint class per pod set
+  QueueId queue = -1;
+  bool present = false;
+  bool running = false;
+  Seconds start_time = 0;
+  std::vector<Pod> pods;             // running pods
+  std::vector<std::int32_t> counts;  // running pods per pod set
+  ResourceVector min_request;        // all pod sets at min_count
+  ResourceVector full_request;       // all pod sets at count
+  ResourceVector held;               // running: requests of its pods
+  Why why;
+  bool why_reported = false;
+  std::int64_t evicted_cycle = -1;
+  bool elastic() const {
+    for (const auto& ps : spec.pod_sets)
+      if (ps.min_count < ps.count) return true;
+    return false;
+  }
+};
+
+class EngineState;
+
+// Pending gangs of a queue in admission order: priority (high first), submit time, name.
+// Starving gangs come first within a priority without a key of their own: starving means
+// submitted before now - maxWait, a prefix of this order.
+struct PendingOrder {
+  const std::vector<GangState>* gangs;
+  bool operator()(GangId a, GangId b) const;
+};
+struct NameOrder {
+  const std::vector<GangState>* gangs;
+  bool operator()(GangId a, GangId b) const;
+};
+struct FifoOrder {
+  const std::vector<GangState>* gangs;
+  bool operator()(GangId a, GangId b) const;
+};
+
+struct QueueState {
+  QueueSpec spec;
+  bool present = true;
+  QueueId parent = -1;
+  std::vector<QueueId> children;
+  std::uint32_t rank = 0;
+  // Invariant: allocated = sum of `held` over running gangs in this queue's subtree.
+  ResourceVector allocated;
+  // Leaf: sum of full_request over its pending and running gangs.
+  ResourceVector demand;
+  ResourceVector fair_share;
+  std::set<GangId, PendingOrder> pending;
+  std::set<GangId, NameOrder> running;
+  bool leaf() const { return children.empty(); }
+};
+
+// Nodes a pod shape's constraints (selector, affinity, tolerations) allow. Shapes with
+// equal constraints share one class, so eligibility is computed once per class.
+struct ConstraintClass {
+  PodShape exemplar;  // requests ignored
+  std::uint64_t epoch = 0;
+  std::vector<NodeId> eligible;      // sorted by node id
+  std::vector<std::uint8_t> allows;  // by node id
+};
+
+struct Domains {
+  std::unordered_map<std::string, std::int32_t> ids;
+  std::vector<std::string> names;
+  std::vector<std::uint32_t> rank;         // by name
+  std::vector<std::vector<NodeId>> nodes;  // present nodes, by node rank
+};
+
+struct Reservation {
+  GangId gang = kNoGang;
+  std::vector<NodeId> nodes;
+  Seconds shadow_time = kNever;  // when the nodes are expected to be free
+};
+
+class EngineState {
+ public:
+  explicit EngineState(Policy p);
+  EngineState(const EngineState&) = delete;
+  EngineState& operator=(const EngineState&) = delete;
+
+  Policy policy;
+  std::int64_t cycle = 0;
+  Seconds last_now = std::numeric_limits<Seconds>::min();
+
+  std::vector<NodeState> nodes;
+  std::unordered_map<std::string, NodeId> node_ids;
+  std::vector<QueueState> queues;
+  std::unordered_map<std::string, QueueId> queue_ids;
+  std::vector<GangState> gangs;
+  std::unordered_map<std::string, GangId> gang_ids;
+  std::vector<GangId> free_gang_ids;
+  // Gangs naming a queue that does not exist (yet), by queue name.
+  std::unordered_map<std::string, std::set<GangId, NameOrder>> orphans;
+  // FIFO policy only: every pending gang with a queue, by submit time then name.
+  std::set<GangId, FifoOrder> fifo;
+
+  std::vector<ConstraintClass> classes;
+  std::unordered_map<std::string, std::int32_t> class_ids;
+  std::array<Domains, kMaxLevels> domains;
+  std::vector<NodeId> nodes_by_rank;
+  std::vector<QueueId> queues_by_rank;
+
+  std::vector<Reservation> reservations;
+
+  // Scratch space for the placer, reused across calls (sized by node and domain count).
+  std::vector<std::uint32_t> scratch_stamp;
+  std::vector<ResourceVector> scratch_free;
+  std::vector<std::uint64_t> scratch_gpus;
+  std::uint32_t scratch_epoch = 0;
+  std::array<std::vector<std::int64_t>, kMaxLevels> scratch_domain_pods;
+
+  // Set by deltas, cleared by the cycle (dirty flags, as the Mesos sorter keeps them).
+  bool nodes_dirty = true;   // ranks, domains, eligibility
+  bool queues_dirty = true;  // tree shape, ranks
+  bool shares_dirty = true;  // fair shares (demand, capacity or specs changed)
+  std::uint64_t node_epoch = 1;
+
+  // Sum of free over usable nodes, and of allocatable.
+  ResourceVector usable_free;
+  ResourceVector usable_capacity;
+
+  // Queries.
+  const std::string& gangName(GangId g) const { return gangs[g].spec.name; }
+  std::int32_t levelIndex(const std::string& level_key) const;
+  std::int32_t classFor(const PodShape& shape);
+  const ConstraintClass& eligibility(std::int32_t cls);
+  void refreshIndexes();  // ranks, domains, when dirty
+
+  // Accounting. Every change of a node's free capacity goes through these two.
+  void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
+  void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
+  void addAllocated(QueueId q, const ResourceVector& amount);  // q and its ancestors
+
+  // Gang lifecycle. startRunning/stopRunning move the accounting with the pods.
+  GangId newGang(GangSpec spec);
+  void attachToQueue(GangId g);
+  void detachFromQueue(GangId g);
+  void startRunning(GangId g, std::vector<Pod> pods, Seconds now);
+  void stopRunning(GangId g);  // back to pending, keeps its submit time
+  void removePods(GangId g, const std::vector<std::size_t>& pod_indexes);
+  void addPods(GangId g, const std::vector<Pod>& pods);
+  const ResourceVector& requestOf(GangId g, std::int32_t pod_set) const {
+    return gangs[g].spec.pod_sets[static_cast<std::size_t>(pod_set)].shape->requests;
+  }
+};
+
+bool nodeAllows(const NodeSpec& node, const PodShape& shape);
+
+}  // namespace troupe::queueing

@@ -1,0 +1,287 @@
+#include "queueing/gang_placer.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+namespace troupe::queueing {
+namespace {
+
+class Placer {
+ public:
+  Placer(EngineState& st, GangId g, const PlaceOptions& o) : st_(st), g_(g), o_(o) {
+    if (st_.scratch_stamp.size() < st_.nodes.size()) {
+      st_.scratch_stamp.resize(st_.nodes.size(), 0);
+      st_.scratch_free.resize(st_.nodes.size());
+      st_.scratch_gpus.resize(st_.nodes.size());
+    }
+    ++st_.scratch_epoch;
+    if (st_.scratch_epoch == 0) {  // wrapped: forget every stamp
+      std::fill(st_.scratch_stamp.begin(), st_.scratch_stamp.end(), 0);
+      st_.scratch_epoch = 1;
+    }
+  }
+
+  bool blocked(NodeId n) const {
+    const NodeState& node = st_.nodes[n];
+    if (!node.usable()) return true;
+    if (o_.only_level >= 0 &&
+        node.domain[static_cast<std::size_t>(o_.only_level)] != o_.only_domain)
+      return true;
+    if (o_.ignore_reservations || node.reserved_for == kNoGang || node.reserved_for == o_.self)
+      return false;
+    return o_.backfill_end > node.reserved_until;
+  }
+
+  // The capacity left on node n, after the pods this placement already put there.
+  ResourceVector& free(NodeId n) {
+    load(n);
+    return st_.scratch_free[n];
+  }
+  std::uint64_t& gpus(NodeId n) {
+    load(n);
+    return st_.scratch_gpus[n];
+  }
+
+  std::int64_t podsFit(NodeId n, const ResourceVector& req, std::int64_t cap) {
+    std::int64_t k = free(n).copiesOf(req, cap);
+    if (req[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(gpus(n)) / req[kGpu]);
+    return std::max<std::int64_t>(k, 0);
+  }
+
+  // Orders candidates for packing: least free capacity first in the resource the pod
+  // needs most (GPU when it asks for any), ties by node name; freest first when planning
+  // on an empty cluster (a reservation wants the nodes that free soonest).
+  void orderForPacking(std::vector<NodeId>& nodes, const ResourceVector& req) {
+    const std::size_t slot = req[kGpu] > 0 ? kGpu : (req[kCpu] > 0 ? kCpu : kMemory);
+    const bool freest_first = o_.empty_cluster;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> keys;
+    keys.reserve(nodes.size());
+    for (NodeId n : nodes) {
+      const std::int64_t room = o_.empty_cluster ? st_.nodes[n].free[slot] : free(n)[slot];
+      keys.emplace_back(freest_first ? -room : room, st_.nodes[n].rank);
+    }
+    std::vector<std::uint32_t> idx(nodes.size());
+    std::iota(idx.begin(), idx.end(), 0u);
+    std::sort(idx.begin(), idx.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    std::vector<NodeId> out;
+    out.reserve(nodes.size());
+    for (std::uint32_t i : idx) out.push_back(nodes[i]);
+    nodes = std::move(out);
+  }
+
+  // Puts `want` pods of pod set `ps` on `nodes` (already ordered); false if they do not fit.
+  bool fill(const std::vector<NodeId>& nodes, std::int32_t ps, std::int64_t want,
+            std::vector<Pod>& out) {
+    const ResourceVector& req = st_.requestOf(g_, ps);
+    const int g = static_cast<int>(req[kGpu]);
+    for (NodeId n : nodes) {
+      if (want == 0) break;
+      std::int64_t k = std::min(podsFit(n, req, want), want);
+      for (; k > 0; --k, --want) {
+        const std::uint64_t chosen = g > 0 ? pickGpus(gpus(n), st_.nodes[n].gpu_groups, g) : 0;
+        free(n) -= req;
+        gpus(n) &= ~chosen;
+        out.push_back(Pod{ps, n, chosen});
+      }
+    }
+    return want == 0;
+  }
+
+  Placement run(const std::vector<std::int32_t>& counts) {
+    const GangState& gs = st_.gangs[g_];
+    std::vector<std::int32_t> sets;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      if (counts[i] > 0) sets.push_back(static_cast<std::int32_t>(i));
+    Placement result;
+    if (sets.empty()) {
+      result.ok = true;
+      return result;
+    }
+    levels_ = levelsToTry(gs.spec.topology);
+    if (sets.size() == 1) return single(sets[0], counts[static_cast<std::size_t>(sets[0])]);
+    return multiple(sets, counts);
+  }
+
+ private:
+  void load(NodeId n) {
+    if (st_.scratch_stamp[n] == st_.scratch_epoch) return;
+    st_.scratch_stamp[n] = st_.scratch_epoch;
+    const NodeState& node = st_.nodes[n];
+    st_.scratch_free[n] = o_.empty_cluster ? node.spec.allocatable : node.free;
+    st_.scratch_gpus[n] = o_.empty_cluster ? node.all_gpus : node.free_gpus;
+  }
+
+  // Levels to try, narrowest domain first; -1 is the whole cluster.
+  std::vector<std::int32_t> levelsToTry(const TopologyConstraint& t) const {
+    const auto n =
+        static_cast<std::int32_t>(std::min(st_.policy.topology_levels.size(), kMaxLevels));
+    std::vector<std::int32_t> out;
+    if (t.mode == TopologyMode::Required) {
+      out.push_back(st_.levelIndex(t.level));
+      return out;
+    }
+    const std::int32_t start = t.mode == TopologyMode::Preferred ? st_.levelIndex(t.level) : n - 1;
+    for (std::int32_t l = start; l >= 0; --l) out.push_back(l);
+    out.push_back(-1);
+    return out;
+  }
+
+  Placement single(std::int32_t ps, std::int64_t want) {
+    Placement result;
+    const GangState& gs = st_.gangs[g_];
+    const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
+    const ResourceVector& req = st_.requestOf(g_, ps);
+    for (std::int32_t l : levels_) {
+      if (l < 0) continue;
+      auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
+      acc.assign(st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
+    }
+    std::vector<std::pair<NodeId, std::int64_t>> cand;
+    std::int64_t total = 0;
+    for (NodeId n : cls.eligible) {
+      if (blocked(n)) continue;
+      const std::int64_t k = podsFit(n, req, want);
+      if (k == 0) continue;
+      cand.emplace_back(n, k);
+      total += k;
+      for (std::int32_t l : levels_) {
+        if (l < 0) continue;
+        const std::int32_t d = st_.nodes[n].domain[static_cast<std::size_t>(l)];
+        if (d >= 0)
+          st_.scratch_domain_pods[static_cast<std::size_t>(l)][static_cast<std::size_t>(d)] += k;
+      }
+    }
+    // The largest domain at the gang's own level, for explanations.
+    const std::int32_t own = levels_.front();
+    result.level = own;
+    if (own < 0) {
+      result.domain_pods = total;
+    } else {
+      const auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(own)];
+      const auto& rank = st_.domains[static_cast<std::size_t>(own)].rank;
+      for (std::size_t d = 0; d < acc.size(); ++d) {
+        if (acc[d] > result.domain_pods ||
+            (acc[d] == result.domain_pods && acc[d] > 0 &&
+             rank[d] < rank[static_cast<std::size_t>(result.domain)])) {
+          result.domain_pods = acc[d];
+          result.domain = static_cast<std::int32_t>(d);
+        }
+      }
+    }
+    for (std::int32_t l : levels_) {
+      std::vector<NodeId> nodes;
+      if (l < 0) {
+        if (total < want) break;
+        for (const auto& [n, k] : cand) nodes.push_back(n);
+      } else {
+        // Best fit: the domain with the least room that still holds the gang.
+        const auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
+        const auto& rank = st_.domains[static_cast<std::size_t>(l)].rank;
+        std::int32_t best = -1;
+        for (std::size_t d = 0; d < acc.size(); ++d) {
+          if (acc[d] < want) continue;
+          const auto b = static_cast<std::size_t>(best);
+          if (best < 0 || acc[d] < acc[b] || (acc[d] == acc[b] && rank[d] < rank[b]))
+            best = static_cast<std::int32_t>(d);
+        }
+        if (best < 0) continue;
+        for (const auto& [n, k] : cand)
+          if (st_.nodes[n].domain[static_cast<std::size_t>(l)] == best) nodes.push_back(n);
+      }
+      orderForPacking(nodes, req);
+      std::vector<Pod> pods;
+      if (fill(nodes, ps, want, pods)) {
+        result.ok = true;
+        result.pods = std::move(pods);
+        return result;
+      }
+      break;  // counts were exact: cannot happen, but never loop on it
+    }
+    return result;
+  }
+
+  // Several pod sets: try domains of each level (least free GPUs first among those with
+  // enough in total), placing the pod sets largest pod first.
+  Placement multiple(const std::vector<std::int32_t>& sets,
+                     const std::vector<std::int32_t>& counts) {
+    Placement result;
+    const GangState& gs = st_.gangs[g_];
+    std::vector<std::int32_t> order = sets;
+    std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+      const auto& ra = st_.requestOf(g_, a);
+      const auto& rb = st_.requestOf(g_, b);
+      if (ra[kGpu] != rb[kGpu]) return ra[kGpu] > rb[kGpu];
+      if (ra[kCpu] != rb[kCpu]) return ra[kCpu] > rb[kCpu];
+      return a < b;
+    });
+    ResourceVector need;
+    for (std::int32_t ps : sets)
+      need += st_.requestOf(g_, ps) * counts[static_cast<std::size_t>(ps)];
+
+    auto attempt = [&](const std::vector<NodeId>& domain_nodes) -> bool {
+      ++st_.scratch_epoch;  // a fresh overlay for each attempt
+      if (st_.scratch_epoch == 0) {
+        std::fill(st_.scratch_stamp.begin(), st_.scratch_stamp.end(), 0);
+        st_.scratch_epoch = 1;
+      }
+      std::vector<Pod> pods;
+      for (std::int32_t ps : order) {
+        const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
+        const ResourceVector& req = st_.requestOf(g_, ps);
+        std::vector<NodeId> nodes;
+        for (NodeId n : domain_nodes)
+          if (n < cls.allows.size() && cls.allows[n] && !blocked(n) && podsFit(n, req, 1) > 0)
+            nodes.push_back(n);
+        orderForPacking(nodes, req);
+        if (!fill(nodes, ps, counts[static_cast<std::size_t>(ps)], pods)) return false;
+      }
+      result.ok = true;
+      result.pods = std::move(pods);
+      return true;
+    };
+
+    constexpr std::size_t kDomainAttempts = 8;
+    for (std::int32_t l : levels_) {
+      if (l < 0) {
+        if (attempt(st_.nodes_by_rank)) return result;
+        break;
+      }
+      const Domains& doms = st_.domains[static_cast<std::size_t>(l)];
+      std::vector<std::pair<std::int64_t, std::uint32_t>> cands;  // (free gpus, rank)
+      std::vector<std::int32_t> ids;
+      for (std::size_t d = 0; d < doms.names.size(); ++d) {
+        ResourceVector room;
+        for (NodeId n : doms.nodes[d])
+          if (!blocked(n))
+            room += o_.empty_cluster ? st_.nodes[n].spec.allocatable : st_.nodes[n].free;
+        if (!need.fitsIn(room)) continue;
+        cands.emplace_back(room[kGpu], doms.rank[d]);
+        ids.push_back(static_cast<std::int32_t>(d));
+      }
+      std::vector<std::size_t> idx(ids.size());
+      std::iota(idx.begin(), idx.end(), std::size_t{0});
+      std::sort(idx.begin(), idx.end(),
+                [&](std::size_t a, std::size_t b) { return cands[a] < cands[b]; });
+      for (std::size_t i = 0; i < idx.size() && i < kDomainAttempts; ++i)
+        if (attempt(doms.nodes[static_cast<std::size_t>(ids[idx[i]])])) return result;
+    }
+    return result;
+  }
+
+  EngineState& st_;
+  GangId g_;
+  const PlaceOptions& o_;
+  std::vector<std::int32_t> levels_;
+};
+
+}  // namespace
+
+Placement placeGang(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
+                    const PlaceOptions& options) {
+  Placer placer(st, g, options);
+  return placer.run(counts);
+}
+
+}  // namespace troupe::queueing

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "queueing/engine_state.h"
+
+namespace troupe::queueing {
+
+// What capacity the placer may use.
+struct PlaceOptions {
+  GangId self = kNoGang;  // nodes reserved for this gang stay usable
+  // A backfill candidate's expected end (now + runtime estimate): it may use nodes reserved
+  // for others until their reservation's expected start. kNever: it may not.
+  Seconds backfill_end = kNever;
+  bool ignore_reservations = false;
+  // Plan on allocatable, as if every running pod had ended (reservations, and the static
+  // "could this ever fit" check). Nodes are then taken freest first.
+  bool empty_cluster = false;
+  // Only nodes of this domain (elastic growth keeps a gang where it runs). -1: any.
+  std::int32_t only_level = -1;
+  std::int32_t only_domain = -1;
+};
+
+struct Placement {
+  bool ok = false;
+  std::vector<Pod> pods;  // on success, the pods to start
+  // The largest domain for the gang's first pod set at its topology level (or the cluster):
+  // how many of its pods fit there. Filled for single-pod-set gangs.
+  std::int32_t level = -1;
+  std::int32_t domain = -1;
+  std::int64_t domain_pods = 0;
+};
+
+// Places `counts[i]` pods of each pod set of gang `g` on free capacity, all or nothing,
+// without changing the state. Nodes must be usable and allowed by the pod's constraints.
+// Topology: a required level keeps every pod inside one domain of that level; a
+// preferred level (or none) tries the narrowest domain that holds the gang first, then
+// wider levels, then the whole cluster. Among domains that hold it, the one with the
+// least room (best fit), ties by name. Inside, nodes with the least free capacity come
+// first (bin packing keeps whole nodes free for large gangs), ties by name; each pod's
+// GPUs come from one NVLink island and NUMA node where possible (gpu_picker.h).
+// Cost: one pass over the eligible nodes, plus a sort of the nodes that can take a pod.
+Placement placeGang(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
+                    const PlaceOptions& options);
+
+}  // namespace troupe::queueing

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "queueing/snapshot.h"
+
+namespace troupe::queueing {
+
+enum class PolicyKind {
+  // Strict FIFO gang scheduling over all queues, by submit time then name: the head
+  // blocks everything behind it; no preemption, no backfill, no elastic growth. The
+  // baseline the other policy is measured against.
+  Fifo,
+  // Hierarchical DRF fair share with decayed usage, gang placement with topology and
+  // packing, loop-free reclaim and preemption, elastic resize, backfill with
+  // reservations for starving gangs (docs/scheduling.md).
+  Troupe,
+};
+
+struct Policy {
+  PolicyKind kind = PolicyKind::Troupe;
+  // Topology levels from the widest to the narrowest, as node label keys. A gang's
+  // topology constraint names one of them; a preferred constraint falls back to the
+  // wider levels in turn, then to the whole cluster.
+  std::vector<std::string> topology_levels = {"troupe.dev/block", "troupe.dev/rack"};
+  // Half-life of the decayed usage (usage.h). The engine does not decay by itself; the
+  // caller advances QueueSpec::decayed_usage with advanceUsage().
+  Seconds usage_half_life_seconds = 3600;
+  // How much decayed usage weighs against current allocation when ordering queues:
+  // 0 orders by allocation only, 1 by history only.
+  double usage_weight = 0.5;
+  // Max wait for queues that do not set max_wait_seconds.
+  Seconds default_max_wait_seconds = 3600;
+  bool preemption = true;
+  bool backfill = true;
+  bool elastic_growth = true;
+  // At most this many starving gangs hold reservations at once (as Slurm's backfill
+  // bounds the jobs it plans for); the earliest in admission order get them.
+  int max_reservations = 8;
+};
+
+}  // namespace troupe::queueing

@@ -1,0 +1,299 @@
+#include "queueing/preemption.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "queueing/fair_share.h"
+#include "queueing/gang_placer.h"
+#include "queueing/statement.h"
+
+namespace troupe::queueing {
+namespace {
+
+struct Candidate {
+  Victim victim;
+  QueueId queue = -1;
+  ResourceVector frees;
+  // Cost order: shrinks before evictions, then lower priority, then less run time lost,
+  // then name.
+  std::tuple<int, std::int32_t, Seconds, const std::string*> cost;
+};
+
+bool cheaper(const Candidate& a, const Candidate& b) {
+  const auto& [ka, pa, ra, na] = a.cost;
+  const auto& [kb, pb, rb, nb] = b.cost;
+  if (ka != kb) return ka < kb;
+  if (pa != pb) return pa < pb;
+  if (ra != rb) return ra < rb;
+  return *na < *nb;
+}
+
+class Search {
+ public:
+  Search(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now)
+      : st_(st),
+        g_(g),
+        counts_(counts),
+        now_(now),
+        gs_(st.gangs[g]),
+        q_(gs_.queue),
+        qs_(st.queues[static_cast<std::size_t>(q_)]) {
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
+    share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
+    share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
+  }
+
+  PreemptionPlan run() {
+    PreemptionPlan plan;
+    collect();
+    if (candidates_.empty()) {
+      if (protected_ > 0) {
+        plan.reason = PendingReason::WaitingForReclaim;
+        plan.detail = fmt::format(
+            "{} running gangs it could preempt are protected (preemptible: false or "
+            "minRuntimeSeconds not reached)",
+            protected_);
+      } else if (share_after_ > 1.0 && over_elsewhere_ > 0) {
+        plan.reason = PendingReason::OverFairShare;
+      } else {
+        plan.reason = PendingReason::NoPlacement;
+      }
+      return plan;
+    }
+    std::sort(candidates_.begin(), candidates_.end(), cheaper);
+
+    // Greedy: release candidates cheapest first until the gang fits.
+    Statement stmt(st_);
+    std::vector<std::size_t> chosen;
+    constexpr int kMaxAttempts = 64;
+    int attempts = 0;
+    bool fits = false;
+    for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
+      releaseCandidate(stmt, candidates_[i]);
+      chosen.push_back(i);
+      if (!request_.fitsIn(st_.usable_free)) continue;
+      ++attempts;
+      if (placeGang(st_, g_, counts_, options()).ok) {
+        fits = true;
+        break;
+      }
+    }
+    if (!fits) {
+      plan.reason = PendingReason::NoPlacement;
+      plan.detail = "preempting every gang it may preempt would still not make room";
+      return plan;
+    }
+    // Minimise: drop victims, most expensive first, while the gang still fits.
+    for (std::size_t k = chosen.size(); k-- > 0;) {
+      reset(stmt);
+      for (std::size_t j = 0; j < chosen.size(); ++j)
+        if (j != k) releaseCandidate(stmt, candidates_[chosen[j]]);
+      if (request_.fitsIn(st_.usable_free) && placeGang(st_, g_, counts_, options()).ok)
+        chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    reset(stmt);
+    for (std::size_t j : chosen) releaseCandidate(stmt, candidates_[j]);
+    Placement final_place = placeGang(st_, g_, counts_, options());
+    if (!final_place.ok) {  // cannot happen: the last successful check used this set
+      plan.reason = PendingReason::NoPlacement;
+      return plan;
+    }
+    if (std::string broken = checkRules(chosen); !broken.empty()) {
+      plan.reason = PendingReason::WaitingForReclaim;
+      plan.detail = std::move(broken);
+      return plan;
+    }
+    plan.ok = true;
+    plan.pods = std::move(final_place.pods);
+    for (std::size_t j : chosen) plan.victims.push_back(candidates_[j].victim);
+    return plan;
+  }
+
+ private:
+  PlaceOptions options() const {
+    PlaceOptions o;
+    o.self = g_;
+    return o;
+  }
+
+  bool runLongEnough(const GangState& v, const QueueState& vq) const {
+    return v.spec.preemptible && now_ - v.start_time >= vq.spec.min_runtime_seconds;
+  }
+
+  // True when some pod of `v` sits on a node the preemptor's pods may use.
+  bool usefulTo(const GangState& v) {
+    for (std::int32_t cls : gs_.classes) {
+      const ConstraintClass& c = st_.eligibility(cls);
+      for (const Pod& p : v.pods)
+        if (p.node < c.allows.size() && c.allows[p.node]) return true;
+    }
+    return false;
+  }
+
+  void addCandidates(GangId v, QueueId vq, PreemptionReason reason) {
+    const GangState& vs = st_.gangs[v];
+    if (!usefulTo(vs)) return;
+    // Elastic surplus: the last pods of each pod set beyond its minimum.
+    Victim shrink{v, false, {}, reason};
+    std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = vs.spec.pod_sets[i].min_count;
+    std::vector<std::int32_t> seen(keep.size(), 0);
+    ResourceVector surplus;
+    for (std::size_t i = 0; i < vs.pods.size(); ++i) {
+      const auto ps = static_cast<std::size_t>(vs.pods[i].pod_set);
+      if (++seen[ps] > keep[ps]) {
+        shrink.pods.push_back(i);
+        surplus += st_.requestOf(v, vs.pods[i].pod_set);
+      }
+    }
+    const Seconds ran = now_ - vs.start_time;
+    if (!shrink.pods.empty())
+      candidates_.push_back(
+          Candidate{shrink, vq, surplus, {0, vs.spec.priority, ran, &vs.spec.name}});
+    candidates_.push_back(Candidate{Victim{v, true, {}, reason},
+                                    vq,
+                                    vs.held - surplus,
+                                    {1, vs.spec.priority, ran, &vs.spec.name}});
+  }
+
+  void collect() {
+    if (qs_.spec.within_queue == WithinQueuePreemption::LowerPriority) {
+      for (GangId v : qs_.running) {
+        const GangState& vs = st_.gangs[v];
+        if (vs.spec.priority >= gs_.spec.priority) continue;
+        if (!runLongEnough(vs, qs_)) {
+          ++protected_;
+          continue;
+        }
+        addCandidates(v, q_, PreemptionReason::WithinQueue);
+      }
+    }
+    // Reclaim: only while the preemptor's queue ends within its fair share.
+    for (QueueId vq : st_.queues_by_rank) {
+      if (vq == q_) continue;
+      const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
+      if (!vqs.leaf() || vqs.running.empty()) continue;
+      const double share = dominantShare(vqs.allocated, vqs.fair_share);
+      if (share <= 1.0) continue;
+      ++over_elsewhere_;
+      if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
+        for (GangId v : vqs.running) {
+          if (!runLongEnough(st_.gangs[v], vqs)) {
+            ++protected_;
+            continue;
+          }
+          addCandidates(v, vq, PreemptionReason::Reclaim);
+        }
+      }
+    }
+  }
+
+  void reset(Statement& stmt) {
+    stmt.rollbackTo(0);
+    released_whole_.clear();
+    released_shrink_.clear();
+  }
+
+  void releaseCandidate(Statement& stmt, const Candidate& c) {
+    const GangState& vs = st_.gangs[c.victim.gang];
+    if (c.victim.whole) {
+      // A whole eviction after its own shrink candidate releases only what is left.
+      for (std::size_t i = 0; i < vs.pods.size(); ++i)
+        if (!surplusReleased(c.victim.gang, i)) stmt.release(c.victim.gang, vs.pods[i]);
+      released_whole_.push_back(c.victim.gang);
+    } else {
+      for (std::size_t i : c.victim.pods) stmt.release(c.victim.gang, vs.pods[i]);
+      released_shrink_.push_back(&c.victim);
+    }
+  }
+
+  // During one release pass, was pod i of gang v already released by its shrink?
+  bool surplusReleased(GangId v, std::size_t i) const {
+    for (const Victim* s : released_shrink_)
+      if (s->gang == v && std::find(s->pods.begin(), s->pods.end(), i) != s->pods.end())
+        return true;
+    return false;
+  }
+
+  // The fairness rules, checked on the final set (a shrink and an eviction of the same
+  // gang count once, as the eviction).
+  std::string checkRules(std::vector<std::size_t>& chosen) {
+    // An eviction makes the same gang's shrink redundant.
+    std::vector<std::size_t> kept;
+    for (std::size_t j : chosen) {
+      const Candidate& c = candidates_[j];
+      if (!c.victim.whole) {
+        bool evicted = false;
+        for (std::size_t k : chosen)
+          evicted = evicted ||
+                    (candidates_[k].victim.whole && candidates_[k].victim.gang == c.victim.gang);
+        if (evicted) continue;
+      }
+      kept.push_back(j);
+    }
+    chosen = kept;
+    std::vector<std::pair<QueueId, ResourceVector>> freed;  // by queue
+    for (std::size_t j : chosen) {
+      const Candidate& c = candidates_[j];
+      const ResourceVector amount = c.victim.whole ? st_.gangs[c.victim.gang].held : c.frees;
+      auto it = std::find_if(freed.begin(), freed.end(),
+                             [&](const auto& f) { return f.first == c.queue; });
+      if (it == freed.end())
+        freed.emplace_back(c.queue, amount);
+      else
+        it->second += amount;
+    }
+    ResourceVector own_after = qs_.allocated + request_;
+    for (const auto& [vq, amount] : freed)
+      if (vq == q_) own_after -= amount;
+    const double q_after = dominantShare(own_after, qs_.fair_share);
+    for (const auto& [vq, amount] : freed) {
+      const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
+      if (vq == q_) {
+        if (std::max(q_after, 1.0) > std::max(share_before_, 1.0) + 1e-12)
+          return fmt::format(
+              "preempting lower priority gangs would take queue {} from {:.3f} to "
+              "{:.3f} of its fair share",
+              qs_.spec.name, share_before_, q_after);
+        continue;
+      }
+      const double v_before = dominantShare(v.allocated, v.fair_share);
+      const double v_after = dominantShare(v.allocated - amount, v.fair_share);
+      if (q_after > 1.0 + 1e-12 || q_after > v_after + 1e-12 || !(v_after < v_before))
+        return fmt::format(
+            "reclaiming from queue {} would leave it at {:.3f} of its fair share "
+            "and queue {} at {:.3f}: the preemptor must not end above the victim",
+            v.spec.name, v_after, qs_.spec.name, q_after);
+    }
+    return "";
+  }
+
+  EngineState& st_;
+  GangId g_;
+  const std::vector<std::int32_t>& counts_;
+  Seconds now_;
+  const GangState& gs_;
+  QueueId q_;
+  const QueueState& qs_;
+  ResourceVector request_;
+  double share_before_ = 0;
+  double share_after_ = 0;
+  std::vector<Candidate> candidates_;
+  std::size_t protected_ = 0;
+  std::size_t over_elsewhere_ = 0;  // other queues above their fair share
+  std::vector<GangId> released_whole_;
+  std::vector<const Victim*> released_shrink_;
+};
+
+}  // namespace
+
+PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
+                              Seconds now) {
+  Search search(st, g, counts, now);
+  return search.run();
+}
+
+}  // namespace troupe::queueing

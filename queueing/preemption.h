@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "queueing/engine_state.h"
+
+namespace troupe::queueing {
+
+struct Victim {
+  GangId gang = kNoGang;
+  bool whole = true;              // evict the gang; false: remove `pods` (shrink)
+  std::vector<std::size_t> pods;  // indexes into the victim's pods, when shrinking
+  PreemptionReason reason = PreemptionReason::Reclaim;
+};
+
+struct PreemptionPlan {
+  bool ok = false;
+  std::vector<Victim> victims;  // cheapest first
+  std::vector<Pod> pods;        // where the preemptor's pods go once the victims are gone
+  // When !ok: why no plan exists.
+  PendingReason reason = PendingReason::NoPlacement;
+  std::string detail;
+};
+
+// Looks for the fewest, cheapest victims whose capacity lets gang `g` (at `counts`) be
+// placed, under these rules (docs/scheduling.md proves they admit no ping-pong):
+//  - within its queue (withinQueue: LowerPriority), running gangs of lower priority;
+//  - reclaim (reclaim: true), running gangs of other queues above their fair share, when
+//    the preemptor's queue ends at or below its own fair share;
+//  - never a gang with preemptible: false, nor one that ran less than its queue's
+//    minRuntimeSeconds;
+//  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
+//  - checked again on the final victim set: the preemptor's queue ends no further above
+//    its fair share than any victim's queue ends, and every victim's queue loses share.
+// Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
+PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
+                              Seconds now);
+
+}  // namespace troupe::queueing

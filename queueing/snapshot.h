@@ -1,0 +1,152 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "queueing/resource_vector.h"
+
+// The engine's input types: nodes, queues, gangs (pending and running) and the moment
+// the cycle runs at. They carry no Kubernetes objects and no JSON: callers convert API
+// objects into them. Every name is unique in its kind; every order the engine derives
+// from them ends in a name, so the order of elements in the vectors never matters.
+namespace troupe::queueing {
+
+// Times are whole seconds on the caller's clock (any fixed epoch).
+using Seconds = std::int64_t;
+
+// Labels as (key, value) pairs. Order does not matter; keys are unique.
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+enum class TaintEffect { NoSchedule, PreferNoSchedule, NoExecute };
+
+struct Taint {
+  std::string key;
+  std::string value;
+  TaintEffect effect = TaintEffect::NoSchedule;
+};
+
+enum class TolerationOperator { Equal, Exists };
+
+// Kubernetes toleration semantics: an empty key with Exists tolerates every taint; an
+// absent effect matches every effect.
+struct Toleration {
+  std::string key;
+  TolerationOperator op = TolerationOperator::Equal;
+  std::string value;
+  std::optional<TaintEffect> effect;
+};
+
+enum class SelectorOperator { In, NotIn, Exists, DoesNotExist };
+
+// One requirement of required node affinity, on node labels.
+struct SelectorRequirement {
+  std::string key;
+  SelectorOperator op = SelectorOperator::In;
+  std::vector<std::string> values;
+};
+
+struct NodeSpec {
+  std::string name;
+  Labels labels;  // topology levels are labels too: troupe.dev/rack, troupe.dev/block
+  std::vector<Taint> taints;
+  ResourceVector allocatable;
+  bool unschedulable = false;
+  bool ready = true;
+  // GPU indices (0 .. allocatable[kGpu]-1) grouped by NVLink island and by NUMA node.
+  // Empty when the node does not describe them. At most 64 GPUs per node.
+  std::vector<std::vector<int>> nvlink_islands;
+  std::vector<std::vector<int>> numa_nodes;
+};
+
+enum class WithinQueuePreemption { Never, LowerPriority };
+
+struct QueueSpec {
+  std::string name;
+  std::string parent;  // empty: a child of the (implicit) root
+  // Resources the queue is always entitled to, whatever the others do.
+  ResourceVector guaranteed;
+  // The most the queue (with its children) may hold. Unlimited by default.
+  ResourceVector limit = ResourceVector::filled(ResourceVector::kUnlimited);
+  // The most of its unused guaranteed the queue lends to others. Unlimited by default.
+  ResourceVector lending_limit = ResourceVector::filled(ResourceVector::kUnlimited);
+  // Share of idle capacity, relative to siblings. 0 means the queue never borrows.
+  std::int64_t over_quota_weight = 1;
+  // Breaks ties between siblings with equal weighted claims; higher first.
+  std::int32_t priority = 0;
+  WithinQueuePreemption within_queue = WithinQueuePreemption::LowerPriority;
+  // May gangs of this queue reclaim capacity from queues above their fair share?
+  bool reclaim = true;
+  // A gang waiting longer than this is starving and gets a reservation. Unset: the
+  // policy's default.
+  std::optional<Seconds> max_wait_seconds;
+  // A running gang of this queue is not preempted before it has run this long.
+  Seconds min_runtime_seconds = 0;
+  // Exponentially decayed past allocation (see usage.h), in the units of allocation.
+  // Only leaf queues' usage is read.
+  ResourceVector decayed_usage;
+};
+
+// What one pod asks for and where it may run. Identical pods of a gang share one shape.
+struct PodShape {
+  ResourceVector requests;
+  Labels node_selector;                       // every pair must be a node label
+  std::vector<SelectorRequirement> affinity;  // required node affinity, all must hold
+  std::vector<Toleration> tolerations;
+};
+
+// `count` identical pods. `min_count < count` makes the pod set elastic: the gang can run
+// with any number in [min_count, count].
+struct PodSet {
+  std::shared_ptr<const PodShape> shape;
+  std::int32_t count = 1;
+  std::int32_t min_count = 1;
+};
+
+enum class TopologyMode { None, Preferred, Required };
+
+// Keep all pods of the gang inside one domain of the level named by a node label key,
+// e.g. troupe.dev/rack.
+struct TopologyConstraint {
+  TopologyMode mode = TopologyMode::None;
+  std::string level;
+};
+
+struct GangSpec {
+  std::string name;   // unique among gangs, e.g. "namespace/job"
+  std::string queue;  // a leaf queue's name
+  std::int32_t priority = 0;
+  Seconds submit_time = 0;
+  std::vector<PodSet> pod_sets;
+  TopologyConstraint topology;
+  bool preemptible = true;
+  // Expected run time, when the user gave one; backfill may use it.
+  std::optional<Seconds> runtime_estimate;
+};
+
+// One running pod: its pod set, node and the GPU indices it holds on that node.
+struct PodPlacement {
+  std::int32_t pod_set = 0;
+  std::string node;
+  std::vector<int> gpus;
+};
+
+struct RunningGang {
+  GangSpec spec;
+  Seconds start_time = 0;
+  std::vector<PodPlacement> pods;  // the number per pod set is its current size
+};
+
+// A whole cluster at one moment: the input of a single stateless cycle.
+struct Snapshot {
+  Seconds now = 0;
+  std::vector<NodeSpec> nodes;
+  std::vector<QueueSpec> queues;
+  std::vector<GangSpec> pending;
+  std::vector<RunningGang> running;
+};
+
+}  // namespace troupe::queueing
