@@ -178,7 +178,7 @@ int run(const Options& options) {
         }
         text << in.rdbuf();
       }
-      auto docs = api::parseYamlDocuments(text.str());
+      auto docs = api::parseManifests(text.str());
       if (!docs) {
         fmt::print("{}: {}\n", file.string(), docs.error().describe());
         ++failures;
