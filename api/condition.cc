@@ -2,6 +2,7 @@
 
 #include "api/field_error.h"
 #include "api/json_fields.h"
+#include "api/timestamp.h"
 
 namespace troupe::api {
 
@@ -26,7 +27,7 @@ std::vector<Condition> Condition::listFromJson(const json& parent, const std::st
     cond.reason = f.string(c, "reason", p + ".reason").value_or("");
     cond.message = f.string(c, "message", p + ".message").value_or("");
     cond.last_transition_time =
-        f.string(c, "lastTransitionTime", p + ".lastTransitionTime").value_or("");
+        f.timestamp(c, "lastTransitionTime", p + ".lastTransitionTime").value_or("");
     cond.observed_generation =
         f.int64(c, "observedGeneration", p + ".observedGeneration").value_or(0);
     out.push_back(std::move(cond));
@@ -82,6 +83,7 @@ void validateConditions(const std::vector<Condition>& conditions, const std::str
         errors.push_back(notSupported(p + ".status", c.status, {"True", "False", "Unknown"}));
       }
     }
+    validateTimestamp(c.last_transition_time, p + ".lastTransitionTime", errors);
     for (size_t j = 0; j < i; ++j) {
       if (conditions[j].type == c.type && !c.type.empty()) {
         errors.push_back(duplicate(p, json{{"type", c.type}}));

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "api/field_error.h"
+#include "api/timestamp.h"
 
 namespace troupe::api {
 
@@ -62,6 +63,18 @@ std::optional<std::string> JsonFields::string(const json& object, std::string_vi
   return v->get<std::string>();
 }
 
+std::optional<std::string> JsonFields::timestamp(const json& object, std::string_view key,
+                                                 const std::string& path) {
+  auto text = string(object, key, path);
+  if (!text) return std::nullopt;
+  auto parsed = parseTimestamp(*text, path);
+  if (!parsed) {
+    errors_.push_back(parsed.error());
+    return std::nullopt;
+  }
+  return text;
+}
+
 std::optional<bool> JsonFields::boolean(const json& object, std::string_view key,
                                         const std::string& path) {
   const json* v = find(object, key);
@@ -104,9 +117,13 @@ std::optional<int32_t> JsonFields::int32(const json& object, std::string_view ke
 }
 
 std::optional<Quantity> JsonFields::quantity(const json& object, std::string_view key,
-                                             const std::string& path) {
+                                             const std::string& path, QuantityForm form) {
   const json* v = find(object, key);
   if (v == nullptr) return std::nullopt;
+  if (form == QuantityForm::IntOrString && v->is_number_float()) {
+    typeError(path, *v, "integer,string");
+    return std::nullopt;
+  }
   auto q = Quantity::fromJson(*v, path);
   if (!q) {
     errors_.push_back(q.error());
@@ -166,12 +183,17 @@ std::vector<std::string> JsonFields::stringList(const json& parent, std::string_
 }
 
 std::map<std::string, Quantity> JsonFields::resourceMap(const json& parent, std::string_view key,
-                                                        const std::string& path) {
+                                                        const std::string& path,
+                                                        QuantityForm form) {
   std::map<std::string, Quantity> out;
   const json* m = object(parent, key, path);
   if (m == nullptr) return out;
   for (const auto& [name, v] : m->items()) {
     if (v.is_null()) continue;
+    if (form == QuantityForm::IntOrString && v.is_number_float()) {
+      typeError(keyPath(path, name), v, "integer,string");
+      continue;
+    }
     auto q = Quantity::fromJson(v, keyPath(path, name));
     if (q) {
       out.emplace(name, *q);

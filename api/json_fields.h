@@ -19,6 +19,11 @@ namespace troupe::api {
 // treated as absent, as Kubernetes' typed decoding does. Used by every decoder in api/.
 class JsonFields {
  public:
+  // How a quantity may be written: core kinds take any JSON number or a string (Kubernetes'
+  // Quantity); Troupe's CRDs declare quantities x-kubernetes-int-or-string, so a fraction
+  // must be a string there ("1.5", not 1.5).
+  enum class QuantityForm { Any, IntOrString };
+
   explicit JsonFields(std::vector<Error>& errors) : errors_(errors) {}
 
   // The member `key` of `object` if present and not null.
@@ -26,6 +31,10 @@ class JsonFields {
 
   std::optional<std::string> string(const nlohmann::json& object, std::string_view key,
                                     const std::string& path);
+  // An RFC 3339 timestamp string (format: date-time); an empty string is an error, as in
+  // the CRD schema.
+  std::optional<std::string> timestamp(const nlohmann::json& object, std::string_view key,
+                                       const std::string& path);
   std::optional<bool> boolean(const nlohmann::json& object, std::string_view key,
                               const std::string& path);
   std::optional<int64_t> int64(const nlohmann::json& object, std::string_view key,
@@ -34,7 +43,7 @@ class JsonFields {
   std::optional<int32_t> int32(const nlohmann::json& object, std::string_view key,
                                const std::string& path);
   std::optional<Quantity> quantity(const nlohmann::json& object, std::string_view key,
-                                   const std::string& path);
+                                   const std::string& path, QuantityForm form = QuantityForm::Any);
   // Objects and arrays, type-checked; nullptr when absent or of the wrong type.
   const nlohmann::json* object(const nlohmann::json& parent, std::string_view key,
                                const std::string& path);
@@ -46,7 +55,8 @@ class JsonFields {
                                       const std::string& path);
   // A map of resource name to quantity; keys appear as `path[key]` in errors.
   std::map<std::string, Quantity> resourceMap(const nlohmann::json& parent, std::string_view key,
-                                              const std::string& path);
+                                              const std::string& path,
+                                              QuantityForm form = QuantityForm::Any);
 
   // Checks apiVersion and kind, when present, are the expected ones.
   void typeMeta(const nlohmann::json& object, std::string_view api_version, std::string_view kind);

@@ -9,6 +9,8 @@ namespace troupe::api {
 
 using nlohmann::json;
 
+constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
+
 const char* toString(PodGroupPhase phase) {
   switch (phase) {
     case PodGroupPhase::Pending: return "Pending";
@@ -53,7 +55,7 @@ PodGroup PodGroup::fromJson(const json& object, std::vector<Error>& errors) {
     }
     pg.spec.priority_class_name =
         f.string(*spec, "priorityClassName", "spec.priorityClassName").value_or("");
-    pg.spec.min_resources = f.resourceMap(*spec, "minResources", "spec.minResources");
+    pg.spec.min_resources = f.resourceMap(*spec, "minResources", "spec.minResources", kIntOrString);
     pg.spec.schedule_timeout_seconds =
         f.int32(*spec, "scheduleTimeoutSeconds", "spec.scheduleTimeoutSeconds");
   }

@@ -11,6 +11,8 @@ namespace troupe::api {
 
 using nlohmann::json;
 
+constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
+
 const char* toString(WithinQueuePreemption value) {
   return value == WithinQueuePreemption::Never ? "Never" : "LowerPriority";
 }
@@ -35,10 +37,11 @@ Queue Queue::fromJson(const json& object, std::vector<Error>& errors) {
           continue;
         }
         QueueResourceQuota quota;
-        quota.guaranteed = f.quantity(entry, "guaranteed", p + ".guaranteed");
-        quota.limit = f.quantity(entry, "limit", p + ".limit");
-        quota.over_quota_weight = f.quantity(entry, "overQuotaWeight", p + ".overQuotaWeight");
-        quota.lending_limit = f.quantity(entry, "lendingLimit", p + ".lendingLimit");
+        quota.guaranteed = f.quantity(entry, "guaranteed", p + ".guaranteed", kIntOrString);
+        quota.limit = f.quantity(entry, "limit", p + ".limit", kIntOrString);
+        quota.over_quota_weight =
+            f.quantity(entry, "overQuotaWeight", p + ".overQuotaWeight", kIntOrString);
+        quota.lending_limit = f.quantity(entry, "lendingLimit", p + ".lendingLimit", kIntOrString);
         q.spec.resources.emplace(name, quota);
       }
     }
@@ -63,8 +66,8 @@ Queue Queue::fromJson(const json& object, std::vector<Error>& errors) {
   if (const json* status = f.object(object, "status", "status")) {
     q.status.observed_generation =
         f.int64(*status, "observedGeneration", "status.observedGeneration").value_or(0);
-    q.status.allocated = f.resourceMap(*status, "allocated", "status.allocated");
-    q.status.fair_share = f.resourceMap(*status, "fairShare", "status.fairShare");
+    q.status.allocated = f.resourceMap(*status, "allocated", "status.allocated", kIntOrString);
+    q.status.fair_share = f.resourceMap(*status, "fairShare", "status.fairShare", kIntOrString);
     q.status.pending = f.int32(*status, "pending", "status.pending").value_or(0);
     q.status.admitted = f.int32(*status, "admitted", "status.admitted").value_or(0);
     q.status.running = f.int32(*status, "running", "status.running").value_or(0);

@@ -5,11 +5,14 @@
 #include "api/field_error.h"
 #include "api/json_fields.h"
 #include "api/names.h"
+#include "api/timestamp.h"
 #include "api/well_known.h"
 
 namespace troupe::api {
 
 using nlohmann::json;
+
+constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
 
 const char* toString(TopologyMode mode) {
   return mode == TopologyMode::Required ? "Required" : "Preferred";
@@ -45,11 +48,11 @@ PendingExplanation pendingFromJson(const json& p, JsonFields& f) {
   out.reason = f.string(p, "reason", "status.pending.reason").value_or("");
   out.message = f.string(p, "message", "status.pending.message").value_or("");
   out.queue = f.string(p, "queue", "status.pending.queue").value_or("");
-  out.request = f.resourceMap(p, "request", "status.pending.request");
-  out.guaranteed = f.resourceMap(p, "guaranteed", "status.pending.guaranteed");
-  out.allocated = f.resourceMap(p, "allocated", "status.pending.allocated");
-  out.limit = f.resourceMap(p, "limit", "status.pending.limit");
-  out.fair_share = f.resourceMap(p, "fairShare", "status.pending.fairShare");
+  out.request = f.resourceMap(p, "request", "status.pending.request", kIntOrString);
+  out.guaranteed = f.resourceMap(p, "guaranteed", "status.pending.guaranteed", kIntOrString);
+  out.allocated = f.resourceMap(p, "allocated", "status.pending.allocated", kIntOrString);
+  out.limit = f.resourceMap(p, "limit", "status.pending.limit", kIntOrString);
+  out.fair_share = f.resourceMap(p, "fairShare", "status.pending.fairShare", kIntOrString);
   return out;
 }
 
@@ -162,10 +165,10 @@ TrainingJob TrainingJob::fromJson(const json& object, std::vector<Error>& errors
     st.replicas = f.int32(*status, "replicas", "status.replicas").value_or(0);
     st.ready_replicas = f.int32(*status, "readyReplicas", "status.readyReplicas").value_or(0);
     st.restarts = f.int32(*status, "restarts", "status.restarts").value_or(0);
-    st.queued_at = f.string(*status, "queuedAt", "status.queuedAt").value_or("");
-    st.admitted_at = f.string(*status, "admittedAt", "status.admittedAt").value_or("");
-    st.started_at = f.string(*status, "startedAt", "status.startedAt").value_or("");
-    st.completed_at = f.string(*status, "completedAt", "status.completedAt").value_or("");
+    st.queued_at = f.timestamp(*status, "queuedAt", "status.queuedAt").value_or("");
+    st.admitted_at = f.timestamp(*status, "admittedAt", "status.admittedAt").value_or("");
+    st.started_at = f.timestamp(*status, "startedAt", "status.startedAt").value_or("");
+    st.completed_at = f.timestamp(*status, "completedAt", "status.completedAt").value_or("");
     st.selector = f.string(*status, "selector", "status.selector").value_or("");
     if (const json* pending = f.object(*status, "pending", "status.pending"))
       st.pending = pendingFromJson(*pending, f);
@@ -271,6 +274,10 @@ std::vector<Error> TrainingJob::validate() const {
   nonNegative(spec.runtime_estimate_seconds, "spec.runtimeEstimateSeconds", 1, errors);
   if (auto requests = spec.pod_spec.requests(); !requests) errors.push_back(requests.error());
   validateConditions(status.conditions, "status.conditions", errors);
+  validateTimestamp(status.queued_at, "status.queuedAt", errors);
+  validateTimestamp(status.admitted_at, "status.admittedAt", errors);
+  validateTimestamp(status.started_at, "status.startedAt", errors);
+  validateTimestamp(status.completed_at, "status.completedAt", errors);
   return errors;
 }
 

@@ -51,4 +51,22 @@ inline constexpr std::string_view kSimExitCodeAnnotation = "troupe.dev/sim-exit-
 // Finalizer on TrainingJobs so their pods are cleaned up before the job disappears.
 inline constexpr std::string_view kJobFinalizer = "troupe.dev/cleanup";
 
+// TrainingJob and PodGroup condition types.
+inline constexpr std::string_view kConditionAdmitted = "Admitted";
+inline constexpr std::string_view kConditionRunning = "Running";
+inline constexpr std::string_view kConditionPreempted = "Preempted";
+inline constexpr std::string_view kConditionFinished = "Finished";
+// Queue condition type.
+inline constexpr std::string_view kConditionReady = "Ready";
+
+// status.pending.reason values: why a job is not running (docs/api.md).
+inline constexpr std::string_view kPendingQueueNotFound = "QueueNotFound";
+inline constexpr std::string_view kPendingQueueLimitExceeded = "QueueLimitExceeded";
+inline constexpr std::string_view kPendingOverFairShare = "OverFairShare";
+inline constexpr std::string_view kPendingInsufficientCapacity = "InsufficientCapacity";
+inline constexpr std::string_view kPendingTopologyUnsatisfiable = "TopologyUnsatisfiable";
+inline constexpr std::string_view kPendingWaitingForPreemption = "WaitingForPreemption";
+inline constexpr std::string_view kPendingBackfilled = "Backfilled";
+inline constexpr std::string_view kPendingSuspended = "Suspended";
+
 }  // namespace troupe::api

@@ -192,6 +192,43 @@ Result<json> parseYaml(std::string_view text) {
   return std::move(docs->front());
 }
 
+namespace {
+
+void flattenInto(json object, std::vector<json>& out) {
+  if (object.is_object() && object.contains("items") && object["items"].is_array() &&
+      object.contains("kind") && object["kind"].is_string()) {
+    const std::string& kind = object["kind"].get_ref<const std::string&>();
+    if (kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0) {
+      for (auto& item : object["items"]) flattenInto(std::move(item), out);
+      return;
+    }
+  }
+  out.push_back(std::move(object));
+}
+
+}  // namespace
+
+Result<std::vector<json>> parseManifests(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  std::vector<json> docs;
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    auto doc = parseJson(text);
+    if (!doc) return doc.error();
+    if (doc->is_array()) {
+      for (auto& item : *doc) docs.push_back(std::move(item));
+    } else {
+      docs.push_back(std::move(*doc));
+    }
+  } else {
+    auto parsed = parseYamlDocuments(text);
+    if (!parsed) return parsed.error();
+    docs = std::move(*parsed);
+  }
+  std::vector<json> out;
+  for (auto& doc : docs) flattenInto(std::move(doc), out);
+  return out;
+}
+
 Result<json> parseJson(std::string_view text) {
   try {
     return json::parse(text);

@@ -21,6 +21,10 @@ namespace troupe::api {
 Result<std::vector<nlohmann::json>> parseYamlDocuments(std::string_view text);
 // Exactly one document.
 Result<nlohmann::json> parseYaml(std::string_view text);
+// Manifests as kubectl reads a file: JSON when the text starts with '{' or '[' (after
+// whitespace), multi-document YAML otherwise; a list object (kind List or any kind ending in
+// "List", with items) is replaced by its items, as kubectl flattens it.
+Result<std::vector<nlohmann::json>> parseManifests(std::string_view text);
 // JSON text, with nlohmann's exceptions turned into a BadRequest Error.
 Result<nlohmann::json> parseJson(std::string_view text);
 

@@ -88,7 +88,17 @@ class Parser {
     return n;
   }
 
+  // Nesting is bounded so that a hostile rule cannot exhaust the stack.
+  static constexpr int kMaxDepth = 64;
+  struct DepthGuard {
+    explicit DepthGuard(int& depth) : depth_(depth) { ++depth_; }
+    ~DepthGuard() { --depth_; }
+    int& depth_;
+  };
+
   Result<NodePtr> expr() {
+    DepthGuard guard(depth_);
+    if (depth_ > kMaxDepth) return fail("expression nested too deeply");
     auto cond = orExpr();
     if (!cond) return cond;
     if (!accept("?")) return cond;
@@ -186,6 +196,8 @@ class Parser {
   }
 
   Result<NodePtr> unary() {
+    DepthGuard guard(depth_);
+    if (depth_ > kMaxDepth) return fail("expression nested too deeply");
     if (peek("!=")) return fail("unexpected '!='");
     if (accept("!")) {
       auto operand = unary();
@@ -392,6 +404,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   bool uses_old_self_ = false;
+  int depth_ = 0;
 };
 
 Error runtimeError(std::string what) { return Error{ErrorCode::Invalid, "", std::move(what)}; }

@@ -64,6 +64,14 @@ void pruneValue(const SchemaNode& node, json& value, const std::string& path, bo
       continue;
     }
     auto prop = node.properties.find(key);
+    const SchemaNode* child =
+        prop != node.properties.end() ? prop->second.get() : node.additional_properties.get();
+    // A null in a field that is not nullable is dropped before defaulting, as the
+    // apiserver does (so a default, if any, then applies).
+    if (child != nullptr && it->is_null() && !child->nullable) {
+      it = value.erase(it);
+      continue;
+    }
     if (prop != node.properties.end()) {
       pruneValue(*prop->second, *it, child_path, false, removed);
       ++it;

@@ -47,7 +47,9 @@ class Schema {
   void applyDefaults(nlohmann::json& object) const;
 
   // Removes fields the schema does not know (respecting x-kubernetes-preserve-unknown-fields
-  // and embedded resources) and returns their paths ("spec.unknownField") in order.
+  // and embedded resources) and returns their paths ("spec.unknownField") in order. Nulls in
+  // known fields that are not nullable are dropped too (not reported), as the apiserver does
+  // before defaulting.
   std::vector<std::string> prune(nlohmann::json& object) const;
 
   // Whether any node carries x-kubernetes-validations rules.

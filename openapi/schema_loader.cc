@@ -103,7 +103,7 @@ class Loader {
     }
     readChildren(j, path, *node);
     checkStructural(*node, j, path, where);
-    readRules(j, path, *node);
+    readRules(j, path, *node, where);
     if (node->default_value) checkDefault(*node, path, where);
     node->has_rules_below = !node->rules.empty();
     for (const auto& [name, child] : node->properties)
@@ -429,7 +429,7 @@ class Loader {
     }
   }
 
-  void readRules(const json& j, const std::string& path, SchemaNode& node) {
+  void readRules(const json& j, const std::string& path, SchemaNode& node, Where where) {
     auto it = j.find("x-kubernetes-validations");
     if (it == j.end()) return;
     std::string rules_path = api::childPath(path, "x-kubernetes-validations");
@@ -486,7 +486,7 @@ class Loader {
         continue;
       }
       rule.program = std::move(*program);
-      checkChains(node, rule, api::childPath(rule_path, "rule"));
+      checkChains(node, rule, api::childPath(rule_path, "rule"), where == Where::Root);
       if (!rule.field_path.empty())
         checkFieldPath(node, rule, api::childPath(rule_path, "fieldPath"));
       node.rules.push_back(std::move(rule));
@@ -495,8 +495,19 @@ class Loader {
 
   // Field names selected on self must exist in the schema (the apiserver's CEL type checker
   // refuses them at CRD creation); maps and preserved objects accept any name.
-  void checkChains(const SchemaNode& node, const ValidationRule& rule, const std::string& path) {
+  void checkChains(const SchemaNode& node, const ValidationRule& rule, const std::string& path,
+                   bool is_root) {
     for (const auto& chain : rule.program.selfFieldChains()) {
+      // At the root, CEL sees metadata.name and metadata.generateName (and nothing else of
+      // metadata), whatever the schema says about metadata.
+      if (is_root && chain[0] == "metadata") {
+        if (chain.size() > 1 && chain[1] != "name" && chain[1] != "generateName") {
+          errors.push_back(api::invalid(
+              path, rule.rule,
+              fmt::format("compilation failed: ERROR: <input>: undefined field '{}'", chain[1])));
+        }
+        continue;
+      }
       const SchemaNode* cur = &node;
       for (const auto& name : chain) {
         if (cur->additional_properties) {

@@ -24,6 +24,9 @@ std::string normalize(const std::string& path) {
   return std::regex_replace(path, key, ".$1");
 }
 
+// Stands for an explicit JSON null in a table (a null value there means: erase the field).
+const json kNull = "<null>";
+
 struct Case {
   std::string name;
   std::vector<std::pair<std::string, json>> set;           // JSON pointer -> value (null: erase)
@@ -36,6 +39,8 @@ json apply(json object, const std::vector<std::pair<std::string, json>>& changes
     json::json_pointer p(pointer);
     if (value.is_null()) {
       object[p.parent_pointer()].erase(p.back());
+    } else if (value == kNull) {
+      object[p] = nullptr;
     } else {
       object[p] = value;
     }
@@ -95,6 +100,9 @@ TEST_CASE("TrainingJob: C++ validation and the CRD schema agree", "[api][crd-agr
   std::vector<Case> cases = {
       {"a rigid gang", {}, ""},
       {"an elastic job", {{"/spec/minReplicas", 2}}, ""},
+      {"a GPU limit written as a fraction",
+       {{"/spec/template/spec/containers/0/resources/limits/cpu", 1.5}},
+       ""},
       {"every optional field set",
        {{"/spec/priorityClassName", "training-high"},
         {"/spec/preemptible", false},
@@ -112,6 +120,11 @@ TEST_CASE("TrainingJob: C++ validation and the CRD schema agree", "[api][crd-agr
           {"pending",
            {{"reason", "QueueLimitExceeded"}, {"request", {{"nvidia.com/gpu", "32"}}}}}}}},
        ""},
+      {"an empty topology", {{"/spec/topology", json::object()}}, "spec.topology.level"},
+      {"an explicit null is the same as leaving a field out",
+       {{"/spec/topology", kNull}, {"/spec/suspend", kNull}, {"/spec/minReplicas", kNull}},
+       ""},
+      {"a null required field is a missing one", {{"/spec/replicas", kNull}}, "spec.replicas"},
       {"no queue", {{"/spec/queue", nullptr}}, "spec.queue"},
       {"an empty queue", {{"/spec/queue", ""}}, "spec.queue"},
       {"a queue name with capitals", {{"/spec/queue", "Team-A"}}, "spec.queue"},
@@ -191,6 +204,7 @@ TEST_CASE("Queue: C++ validation and the CRD schema agree", "[api][crd-agreement
          {{"guaranteed", "500m"}, {"overQuotaWeight", "1.5"}, {"lendingLimit", "250m"}}}},
        ""},
       {"an empty spec", {{"/spec", json::object()}}, ""},
+      {"an empty parent is the top level", {{"/spec/parent", ""}}, ""},
       {"a status the controller wrote",
        {{"/status",
          {{"allocated", {{"nvidia.com/gpu", "16"}}},
@@ -243,6 +257,7 @@ TEST_CASE("PodGroup: C++ validation and the CRD schema agree", "[api][crd-agreem
         {"/status", {{"phase", "Running"}, {"scheduled", 3}, {"running", 3}}}},
        ""},
       {"no minMember", {{"/spec/minMember", nullptr}}, "spec.minMember"},
+      {"a null minMember", {{"/spec/minMember", kNull}}, "spec.minMember"},
       {"zero minMember", {{"/spec/minMember", 0}}, "spec.minMember"},
       {"no queue", {{"/spec/queue", nullptr}}, "spec.queue"},
       {"a queue with spaces", {{"/spec/queue", "team b"}}, "spec.queue"},

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "api/crd_manifests.h"
 #include "api/well_known.h"
 #include "test/api/crd_support.h"
 
@@ -96,6 +97,19 @@ TEST_CASE("the CRD defaults are the ones api/ fills in while decoding", "[api][c
         json({{"priority", 0},
               {"preemption",
                {{"withinQueue", "LowerPriority"}, {"reclaim", true}, {"minRuntimeSeconds", 0}}}}));
+}
+
+TEST_CASE("the CRDs compiled into troupe are the files in crds/", "[api][crds]") {
+  REQUIRE(crdManifests().size() == 3);
+  for (const auto& manifest : crdManifests()) {
+    DYNAMIC_SECTION(manifest.file) {
+      CHECK(manifest.yaml == testing::readFile(std::string(TROUPE_SOURCE_DIR) + "/crds/" +
+                                               std::string(manifest.file)));
+      CHECK(testing::loadCrd(std::string(manifest.file))["spec"]["names"]["kind"] == manifest.kind);
+    }
+  }
+  CHECK(findCrdManifest("Queue") != nullptr);
+  CHECK(findCrdManifest("Widget") == nullptr);
 }
 
 }  // namespace

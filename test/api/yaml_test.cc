@@ -85,5 +85,35 @@ TEST_CASE("bad YAML is an error with its line, never an exception", "[api][yaml]
   CHECK(json_error.error().code == ErrorCode::BadRequest);
 }
 
+TEST_CASE("manifests are read as kubectl reads them: JSON or YAML, lists flattened",
+          "[api][yaml]") {
+  struct Case {
+    std::string name;
+    std::string text;
+    std::vector<std::string> want_kinds;
+  };
+  std::vector<Case> cases = {
+      {"a JSON object", "  {\"kind\": \"Queue\", \"spec\":\t{}}", {"Queue"}},
+      {"a JSON array", "[{\"kind\": \"Queue\"}, {\"kind\": \"PodGroup\"}]", {"Queue", "PodGroup"}},
+      {"a v1 List",
+       "kind: List\nitems:\n- kind: Queue\n- kind: TrainingJob\n",
+       {"Queue", "TrainingJob"}},
+      {"a typed list", "{\"kind\": \"QueueList\", \"items\": [{\"kind\": \"Queue\"}]}", {"Queue"}},
+      {"YAML documents", "kind: Node\n---\nkind: Pod\n", {"Node", "Pod"}},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto docs = parseManifests(tc.text);
+      REQUIRE(docs.ok());
+      std::vector<std::string> kinds;
+      for (const auto& d : *docs) kinds.push_back(d["kind"]);
+      CHECK(kinds == tc.want_kinds);
+    }
+  }
+  auto bad = parseManifests("{\"kind\": ");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::BadRequest);
+}
+
 }  // namespace
 }  // namespace troupe::api

@@ -139,6 +139,9 @@ TEST_CASE("CEL outside the subset is refused when the rule is compiled, never pa
       {"trailing garbage", "self.replicas > 1 )", "unexpected"},
       {"an unterminated string", "self.queue == 'a", "unterminated string"},
       {"an empty rule", "", "unexpected end"},
+      {"parentheses nested past the limit", std::string(100, '(') + "true" + std::string(100, ')'),
+       "nested too deeply"},
+      {"negations nested past the limit", std::string(100, '!') + "true", "nested too deeply"},
   };
   for (const auto& tc : cases) {
     DYNAMIC_SECTION(tc.name) {

@@ -28,6 +28,19 @@ TEST_CASE("a structural schema loads", "[openapi][structural]") {
   CHECK_FALSE(loaded->hasValidationRules());
 }
 
+TEST_CASE("a root rule may read metadata.name", "[openapi][structural]") {
+  json schema = {{"type", "object"},
+                 {"x-kubernetes-validations",
+                  {{{"rule", "size(self.metadata.name) <= 63"}, {"message", "name too long"}}}}};
+  auto loaded = Schema::fromJson(schema, kRoot);
+  REQUIRE(loaded.ok());
+  json long_name = {
+      {"apiVersion", "v"}, {"kind", "K"}, {"metadata", {{"name", std::string(64, 'a')}}}};
+  auto errors = loaded->validate(long_name);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].describe() == "<nil>: Invalid value: \"object\": name too long");
+}
+
 TEST_CASE("schemas that are not structural are refused with the apiserver's field paths",
           "[openapi][structural]") {
   struct Case {
@@ -108,6 +121,12 @@ TEST_CASE("schemas that are not structural are refused with the apiserver's fiel
        spec + ".x-kubernetes-validations[0].rule",
        "Invalid value: \"self.replicsa > 0\": compilation failed: ERROR: <input>: undefined "
        "field 'replicsa'"},
+      {"a root rule reading metadata beyond name",
+       {{"type", "object"},
+        {"x-kubernetes-validations", {{{"rule", "self.metadata.labels.size() < 3"}}}}},
+       kRoot + ".x-kubernetes-validations[0].rule",
+       "Invalid value: \"self.metadata.labels.size() < 3\": compilation failed: ERROR: <input>: "
+       "undefined field 'labels'"},
       {"messageExpression",
        withSpec({{"type", "object"},
                  {"x-kubernetes-validations", {{{"rule", "true"}, {"messageExpression", "'x'"}}}}}),
