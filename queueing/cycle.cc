@@ -304,6 +304,7 @@ class Cycle {
     a.pod_set_counts = gs.counts;
     a.pods.reserve(gs.pods.size());
     for (const Pod& p : gs.pods) a.pods.push_back(toPlacement(st_, p));
+    admitted_at_.emplace_back(g, out_.admissions.size());
     out_.admissions.push_back(std::move(a));
   }
 
@@ -329,6 +330,7 @@ class Cycle {
       r.preemptor = preemptor;
       for (std::size_t i : pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
       st_.removePods(v, pods);
+      shrunk_.push_back(v);
       r.pod_set_counts = vs.counts;
       out_.resizes.push_back(std::move(r));
     }
@@ -672,6 +674,8 @@ class Cycle {
   }
 
   void growOne(GangId g) {
+    // A gang shrunk for a reclaim this cycle does not grow back in the same cycle.
+    if (std::find(shrunk_.begin(), shrunk_.end(), g) != shrunk_.end()) return;
     GangState& gs = st_.gangs[g];
     std::vector<Pod> added;
     for (std::size_t ps = 0; ps < gs.spec.pod_sets.size(); ++ps) {
@@ -696,6 +700,14 @@ class Cycle {
       }
     }
     if (added.empty()) return;
+    // Admitted this cycle at its minimum: the admission simply gets the extra pods.
+    for (const auto& [admitted, index] : admitted_at_) {
+      if (admitted != g) continue;
+      Admission& a = out_.admissions[index];
+      a.pod_set_counts = gs.counts;
+      for (const Pod& p : added) a.pods.push_back(toPlacement(st_, p));
+      return;
+    }
     Resize r;
     r.gang = gs.spec.name;
     r.queue = gs.spec.queue;
@@ -710,6 +722,8 @@ class Cycle {
   bool someone_waits_ = false;
   int searches_ = 0;
   std::vector<GangId> changed_;
+  std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
+  std::vector<GangId> shrunk_;
 };
 
 }  // namespace
