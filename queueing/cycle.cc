@@ -287,6 +287,27 @@ class Cycle {
     return fits;
   }
 
+  // Explanations only: would g fit if no capacity were reserved? Failures are memoised
+  // like placements; successes until the next change of any node's free capacity.
+  bool fitsIgnoringReservations(GangId g, const std::vector<std::int32_t>& counts,
+                                const PlaceOptions& o) {
+    if (st_.blocked_fits_version != st_.capacity_version) {
+      st_.blocked_fits.clear();
+      st_.blocked_fits_version = st_.capacity_version;
+    }
+    const auto key = memoKey(g, o);
+    if (key) {
+      auto it = st_.blocked_fits.find(*key);
+      if (it != st_.blocked_fits.end() && it->second.min_failing >= counts[0]) return true;
+    }
+    const bool fits = place(g, counts, o, st_.blocked_memo).ok;
+    if (fits && key) {
+      auto [it, added] = st_.blocked_fits.try_emplace(*key);
+      if (added || counts[0] > it->second.min_failing) it->second.min_failing = counts[0];
+    }
+    return fits;
+  }
+
   bool holdsReservation(GangId g) const {
     return std::any_of(st_.reservations.begin(), st_.reservations.end(),
                        [&](const Reservation& r) { return r.gang == g; });
@@ -484,7 +505,7 @@ class Cycle {
         !holdsReservation(g)) {
       PlaceOptions ignore = o;
       ignore.ignore_reservations = true;
-      if (place(g, least, ignore, st_.blocked_memo).ok) {
+      if (fitsIgnoringReservations(g, least, ignore)) {
         why.reason = PendingReason::BlockedByStarvingJob;
         why.blocking = firstBlockingReservation(g, least);
       }
