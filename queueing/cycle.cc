@@ -216,6 +216,15 @@ class Cycle {
 
   // ---- placement with memos ----------------------------------------------------------
 
+  void fillCounts(GangId g) {
+    least_.clear();
+    full_.clear();
+    for (const auto& ps : st_.gangs[g].spec.pod_sets) {
+      least_.push_back(ps.min_count);
+      full_.push_back(ps.count);
+    }
+  }
+
   std::vector<std::int32_t> minCounts(GangId g) const {
     std::vector<std::int32_t> c;
     for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.min_count);
@@ -228,18 +237,28 @@ class Cycle {
   }
 
   // The memo key of a single-pod-set gang, or nullopt when its outcome is not shareable.
-  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) const {
-    const GangState& gs = st_.gangs[g];
-    if (gs.spec.pod_sets.size() != 1) return std::nullopt;
+  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) {
     if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
       return std::nullopt;
+    return baseKey(g);
+  }
+
+  // The memo key of a single-pod-set gang (nullopt for several pod sets), computed once per
+  // gang visit: tryGang asks for it up to five times.
+  const std::optional<MemoKey>& baseKey(GangId g) {
+    if (key_gang_ == g) return key_;
+    key_gang_ = g;
+    key_.reset();
+    const GangState& gs = st_.gangs[g];
+    if (gs.spec.pod_sets.size() != 1) return key_;
     MemoKey k;
     k.cls = gs.classes[0];
     k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
     k.level =
         gs.spec.topology.mode == TopologyMode::None ? -1 : st_.levelIndex(gs.spec.topology.level);
     k.request = gs.spec.pod_sets[0].shape->requests;
-    return k;
+    key_ = k;
+    return key_;
   }
 
   Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
@@ -461,8 +480,9 @@ class Cycle {
     o.self = g;
     if (gs.spec.runtime_estimate) o.backfill_end = now_ + *gs.spec.runtime_estimate;
 
-    const auto full = fullCounts(g);
-    const auto least = minCounts(g);
+    fillCounts(g);
+    const std::vector<std::int32_t>& full = full_;
+    const std::vector<std::int32_t>& least = least_;
     if (full != least && withinLimit(q, gs.full_request)) {
       Placement p = place(g, full, o, st_.fit_memo);
       if (p.ok) {
@@ -745,6 +765,9 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
+  GangId key_gang_ = kNoGang;
+  std::optional<MemoKey> key_;
+  std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
 };
 
 }  // namespace
