@@ -448,7 +448,10 @@ class Cycle {
       markReservation(r);
       kept.push_back(std::move(r));
     }
-    if (kept.size() != st_.reservations.size()) ++st_.release_version;
+    if (kept.size() != st_.reservations.size()) {
+      ++st_.release_version;
+      ++st_.reservation_version;
+    }
     st_.reservations = std::move(kept);
   }
 
@@ -478,6 +481,7 @@ class Cycle {
       if (st_.nodes[n].reserved_for == g) st_.nodes[n].reserved_for = kNoGang;
     st_.reservations.erase(it);
     ++st_.release_version;  // its nodes are open to others again
+    ++st_.reservation_version;
     syncMemos();
   }
 
@@ -596,6 +600,7 @@ class Cycle {
   bool unchangedSinceLastLook(QueueId q) {
     QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     if (qs.dirty || now_ >= qs.next_starving) return false;
+    if (qs.starving_waiters && qs.seen_reservation_version != st_.reservation_version) return false;
     if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
                     [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; }))
       return false;
@@ -628,15 +633,26 @@ class Cycle {
       for (GangId r : qs.running)
         if (st_.gangs[r].spec.priority < top) return true;
     }
-    if (qs.spec.reclaim && dominantShare(qs.allocated, qs.fair_share) <= 1.0)
-      for (const auto& [v, share] : st_.overShareQueues())
-        if (v != q) return true;
+    // Reclaim needs a waiting gang that keeps q within its fair share, and a queue above
+    // both its own fair share and q's share after: the smallest waiting request bounds both.
+    if (qs.spec.reclaim && qs.has_waiting) {
+      const double after = dominantShare(qs.allocated + qs.min_waiting_request, qs.fair_share);
+      if (after <= 1.0)
+        for (const auto& [v, share] : st_.overShareQueues())
+          if (v != q && share > after) return true;
+    }
     return false;
   }
 
   // Records what a release of capacity could change for q's waiting gang g.
   void noteWaiting(QueueState& qs, GangId g) {
     const GangState& gs = st_.gangs[g];
+    if (waitsForCapacity(gs.why.reason)) {
+      qs.min_waiting_request = qs.has_waiting
+                                   ? ResourceVector::min(qs.min_waiting_request, gs.min_request)
+                                   : gs.min_request;
+      qs.has_waiting = true;
+    }
     switch (gs.why.reason) {
       case PendingReason::Unschedulable:
       case PendingReason::TopologyUnsatisfiable:
@@ -649,9 +665,9 @@ class Cycle {
       case PendingReason::WaitingForReclaim:
       case PendingReason::BlockedByStarvingJob: {
         const auto& key = baseKey(g);
-        // A starving gang may get a reservation once a slot frees: examine it again.
-        const bool exempt =
-            gs.spec.runtime_estimate.has_value() || holdsReservation(g) || starving(g);
+        // A starving gang may get a reservation once one ends: examine it again then.
+        if (starving(g)) qs.starving_waiters = true;
+        const bool exempt = gs.spec.runtime_estimate.has_value() || holdsReservation(g);
         if (!key || exempt) {
           qs.release_proof = false;
           return;
@@ -700,6 +716,9 @@ class Cycle {
         qs.next_starving = kNever;
         qs.kinds.clear();
         qs.release_proof = true;
+        qs.has_waiting = false;
+        qs.starving_waiters = false;
+        qs.seen_reservation_version = st_.reservation_version;
       }
       auto it = started[qi] ? cursor[qi] : qs.pending.begin();
       started[qi] = 1;
