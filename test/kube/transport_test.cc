@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "kube/beast_kube_client.h"
 #include "test/kube/support/client_for.h"
@@ -233,4 +235,49 @@ TEST_CASE("a 401 with a token file re-reads the token and tries once more",
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().code == ErrorCode::Unauthorized);
   CHECK(server.requests().size() == 4);
+}
+
+TEST_CASE("one client serves many threads at once over its connection pool",
+          "[kube][transport][threads]") {
+  ScriptedServer server;
+  auto config = configFor(server);
+  config.max_idle_connections = 2;
+  auto client = clientFor(config);
+  server.setHandler([](const RecordedRequest& r) {
+    // Echo the name asked for, so each thread can check it got its own answer.
+    const std::string name = r.path.substr(r.path.rfind('/') + 1);
+    return Reply::json(200, json{{"metadata", {{"name", name}}}}.dump());
+  });
+  constexpr int kThreads = 4;
+  constexpr int kEach = 25;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        const std::string name = "job-" + std::to_string(t) + "-" + std::to_string(i);
+        auto got = client->get(ObjectRef{resources::kTrainingJobs, "fixtures", name, ""});
+        if (!got.ok() || (*got)["metadata"]["name"] != name) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(wrong == 0);
+  CHECK(server.requests().size() == kThreads * kEach);
+  // At most one connection per thread at a time, and idle ones are reused.
+  CHECK(server.connectionsAccepted() <= kThreads * 2);
+}
+
+TEST_CASE("figures: sequential GETs over one kept-alive connection", "[.bench][kube]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  const std::string body = readFixture("tj-get.json");
+  server.setHandler([&](const RecordedRequest&) { return Reply::json(200, body); });
+  const int n = 2000;
+  const auto start = SteadyClock::now();
+  for (int i = 0; i < n; ++i) REQUIRE(client->get(kLlamaA).ok());
+  const double secs = std::chrono::duration<double>(SteadyClock::now() - start).count();
+  CHECK(server.connectionsAccepted() == 1);
+  WARN(n << " GETs in " << secs << " s: " << n / secs << " requests/s, " << secs / n * 1e6
+         << " us each");
 }

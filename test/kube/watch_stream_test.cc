@@ -244,3 +244,25 @@ TEST_CASE("stopping a watch ends a stream that is waiting for events", "[kube][w
   REQUIRE_FALSE(ended.ok());
   CHECK(ended.error().reason == "Cancelled");
 }
+
+TEST_CASE("figures: watch events decoded per second", "[.bench][kube]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  const auto lines = fixtureLines("tj-watch.ndjson");
+  std::vector<std::string> many;
+  const int rounds = 5000;
+  for (int i = 0; i < rounds; ++i) many.push_back(lines[1]);
+  server.enqueue(Reply::watchLines(rechunk(many, 16 * 1024)));
+  int events = 0;
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(client
+              ->watch(
+                  resources::kTrainingJobs, "fixtures", WatchOptions{},
+                  [&](const WatchEvent&) { ++events; }, std::stop_token{})
+              .ok());
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(events == rounds);
+  WARN(events << " events (" << lines[1].size() << " bytes each) in " << secs
+              << " s: " << events / secs << " events/s");
+}
