@@ -91,6 +91,13 @@ std::optional<WatchEventType> parseEventType(const std::string& type) {
   return std::nullopt;
 }
 
+// The token file could not be read: nothing was sent.
+ApiError tokenError(const Error& cause) {
+  ApiError error = transportError(cause.code, "TokenUnavailable", cause.message);
+  error.field_path = cause.field_path;
+  return error;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<BeastKubeClient>> BeastKubeClient::create(const ClientConfig& config) {
@@ -145,11 +152,7 @@ ApiResult<HttpResponse> BeastKubeClient::sendWithRetries(HttpRequest& request) {
       std::this_thread::sleep_for(wait);
     }
     limiter_.acquire();
-    if (auto s = authorize(request); !s) {
-      ApiError error;
-      static_cast<Error&>(error) = s.error();
-      return error;
-    }
+    if (auto s = authorize(request); !s) return tokenError(s.error());
     bool reused = false;
     auto response = transport_->send(request, config_.request_timeout, &reused);
     if (!response) {
@@ -283,11 +286,7 @@ ApiResult<void> BeastKubeClient::watch(const ResourceType& type, const std::stri
   HttpRequest request{
       "GET", q.str(), {{"Accept", "application/json"}, {"User-Agent", user_agent_}}, {}};
   limiter_.acquire();
-  if (auto s = authorize(request); !s) {
-    ApiError error;
-    static_cast<Error&>(error) = s.error();
-    return error;
-  }
+  if (auto s = authorize(request); !s) return tokenError(s.error());
   // The stream may end on our side too: a line that is not an event stops it.
   std::stop_source local;
   std::stop_callback forward(stop, [&local] { local.request_stop(); });

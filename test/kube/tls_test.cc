@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "kube/beast_kube_client.h"
+#include "kube/kubeconfig.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
+#include "test/kube/support/temp_dir.h"
 #include "test/kube/support/test_certificate.h"
 
 using namespace troupe;
@@ -133,4 +135,40 @@ TEST_CASE("bad TLS material in the configuration is an error naming the field", 
       CHECK(client.error().field_path == tc.want_field);
     }
   }
+}
+
+TEST_CASE("a kubeconfig on disk gets a client to a TLS server end to end",
+          "[kube][tls][kubeconfig]") {
+  const TestCertificate serving = makeSelfSignedCertificate("apiserver", {}, {"127.0.0.1"});
+  ScriptedServer server(tlsServer(serving));
+  server.setHandler([](const RecordedRequest&) { return Reply::fixture(200, "version.json"); });
+  TempDir dir;
+  dir.write("pki/ca.crt", serving.cert_pem);
+  dir.write("token", "kubeconfig-token\n");
+  const std::string kubeconfig = dir.write("config", R"(apiVersion: v1
+kind: Config
+current-context: local
+clusters:
+- name: local
+  cluster:
+    server: )" + server.url() + R"(
+    certificate-authority: pki/ca.crt
+contexts:
+- name: local
+  context: {cluster: local, user: operator, namespace: troupe-system}
+users:
+- name: operator
+  user: {tokenFile: token}
+)");
+  KubeconfigOptions options;
+  options.explicit_path = kubeconfig;
+  auto config = loadKubeconfig(options);
+  REQUIRE(config.ok());
+  auto client = BeastKubeClient::create(*config);
+  REQUIRE(client.ok());
+  auto version = (*client)->getPath("/version");
+  REQUIRE(version.ok());
+  CHECK((*version)["gitVersion"] == "v1.28.7");
+  CHECK(server.requests().at(0).header("authorization") == "Bearer kubeconfig-token");
+  CHECK((*client)->config().ns == "troupe-system");
 }
