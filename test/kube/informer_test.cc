@@ -172,3 +172,37 @@ TEST_CASE("the object cache files objects under their index values and in key or
   CHECK(cache.byIndex("no-such-index", "a").empty());
   CHECK(objectKey(json{{"metadata", {{"name", "gpu-node-1"}}}}) == "gpu-node-1");
 }
+
+TEST_CASE(
+    "an informer whose paged list meets an expired continue token lists again from the "
+    "start",
+    "[kube][informer]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  // Page 1 of a limit=1 list, then the continue token has been compacted away (410).
+  server.enqueue(Reply::fixture(200, "tj-list-limit1.json"));
+  server.enqueue(Reply::fixture(410, "err-410-list-continue-expired.json"));
+  // The informer starts over (its own backoff); the server answers in one page this time.
+  server.enqueue(Reply::fixture(200, "tj-list.json"));
+  server.enqueue(idleWatch());
+  auto options = fastRetries();
+  options.page_size = 1;
+  Informer informer(*client, resources::kTrainingJobs, "fixtures", options);
+  HandlerLog log;
+  informer.addHandlers(log.handlers());
+  informer.start();
+  REQUIRE(informer.waitForSync(milliseconds(5000)));
+  REQUIRE(server.waitForRequests(4, milliseconds(5000)));
+  informer.stop();
+
+  // Nothing from the broken attempt reached the handlers: one consistent list.
+  CHECK(log.get() ==
+        std::vector<std::string>{"add llama-a 198", "add llama-b 199", "add llama-c 200"});
+  const auto r = server.requests();
+  CHECK(r[0].param("limit") == "1");
+  CHECK_FALSE(r[0].hasParam("continue"));
+  CHECK(r[1].hasParam("continue"));
+  CHECK_FALSE(r[2].hasParam("continue"));
+  CHECK(r[3].param("watch") == "true");
+  CHECK(r[3].param("resourceVersion") == "200");
+}
