@@ -20,6 +20,7 @@ struct Candidate {
   std::unique_ptr<LeaderElector> elector;
   int started = 0;
   int stopped = 0;
+  std::vector<std::string> leaders_seen;
 
   Candidate(const ScriptedServer& server, const TimeSource& time, const std::string& identity) {
     auto config = configFor(server);
@@ -34,6 +35,7 @@ struct Candidate {
     lec.retry_period = seconds(2);
     lec.on_started_leading = [this] { ++started; };
     lec.on_stopped_leading = [this] { ++stopped; };
+    lec.on_new_leader = [this](const std::string& who) { leaders_seen.push_back(who); };
     auto made = LeaderElector::create(*client, time, lec);
     TROUPE_CHECK(made.ok(), "elector config");
     elector = std::move(*made);
@@ -99,6 +101,8 @@ TEST_CASE("two electors: one leads, the other takes over when the leader stops r
   CHECK(a.stopped == 1);
   CHECK_FALSE(a.elector->isLeader());
   CHECK(b.elector->isLeader());
+  CHECK(a.leaders_seen == std::vector<std::string>{"operator-a", "operator-b"});
+  CHECK(b.leaders_seen == std::vector<std::string>{"operator-a", "operator-b"});
 }
 
 TEST_CASE("a leader that cannot renew within the renew deadline stops leading", "[kube][leader]") {

@@ -266,3 +266,29 @@ TEST_CASE("figures: watch events decoded per second", "[.bench][kube]") {
   WARN(events << " events (" << lines[1].size() << " bytes each) in " << secs
               << " s: " << events / secs << " events/s");
 }
+
+TEST_CASE("an ERROR event other than 410 reconnects from the same version", "[kube][watch]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  const auto lines = fixtureLines("tj-watch.ndjson");
+  server.enqueue(Reply::watchLines(
+      {lines[0],
+       R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcd leader changed","reason":"InternalError","code":500}})"
+       "\n"}));
+  server.enqueue(Reply::watchLines({lines[1]}));
+  Reply idle = Reply::watchLines({});
+  idle.hold_open = true;
+  server.enqueue(idle);
+  WatchStream stream(*client, resources::kTrainingJobs, "fixtures", fromVersion("209"));
+  EventLog log;
+  std::stop_source stop;
+  std::thread runner(
+      [&] { (void)stream.run([&](const WatchEvent& e) { log.add(e); }, stop.get_token()); });
+  REQUIRE(server.waitForRequests(3, milliseconds(5000)));
+  stop.request_stop();
+  runner.join();
+  CHECK(log.get() == std::vector<std::string>{"ADDED llama-w 211", "MODIFIED llama-w 212"});
+  const auto r = server.requests();
+  CHECK(r[1].param("resourceVersion") == "211");
+  CHECK(r[2].param("resourceVersion") == "212");
+}
