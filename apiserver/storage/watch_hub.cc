@@ -344,7 +344,7 @@ Result<std::unique_ptr<Watch>> WatchHub::watch(WatchOptions options) {
       replay.push_back(std::make_shared<const WatchEvent>(std::move(event)));
     }
     std::lock_guard lock(w->mu);
-    w->limit = std::max(w->limit, replay.size() + w->queue.size() + w->limit);
+    w->limit += replay.size();  // room for the whole replay on top of the usual bound
     replay.insert(replay.end(), w->queue.begin(), w->queue.end());
     w->queue = std::move(replay);
     w->replaying = false;
