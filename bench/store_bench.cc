@@ -5,6 +5,8 @@
 //   troupe_store_bench [--seconds=N] [--objects=10000,100000] [--dir=PATH]
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,6 +46,16 @@ long rssKiB() {
     std::getline(status, key);
   }
   return 0;
+}
+
+// CPU seconds (user + system) this process has used so far.
+double cpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 std::int64_t nowNs() {
@@ -196,12 +208,14 @@ void watchLatency(SqliteObjectStore& store, int objects, double seconds) {
 
   std::mutex ack_mu;
   std::unordered_map<Revision, std::int64_t> acked_at;
+  const double cpu_before = cpuSeconds();
   double rate = writeLoad(store, objects, 64, seconds, [&](Revision r, std::int64_t t) {
     std::lock_guard lock(ack_mu);
     acked_at[r] = t;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let delivery finish
   watches.clear();
+  const double cpu_used = cpuSeconds() - cpu_before;
 
   std::vector<double> from_send, from_ack;
   long events = 0;
@@ -224,10 +238,11 @@ void watchLatency(SqliteObjectStore& store, int objects, double seconds) {
       "watch latency, 1000 watchers, 64 writers, {} objects: {:.0f} writes/s, {} events "
       "delivered, in order: {}, closed watchers: {}\n"
       "  from write call to delivery: p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms\n"
-      "  from write acknowledged to delivery: p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms\n",
+      "  from write acknowledged to delivery: p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms\n"
+      "  process CPU {:.1f} s for {:.1f} s of load (writers, store, watchers together)\n",
       objects, rate, events, ordered ? "yes" : "NO", closes, percentile(from_send, 0.5),
       percentile(from_send, 0.99), percentile(from_send, 1.0), percentile(from_ack, 0.5),
-      percentile(from_ack, 0.99), percentile(from_ack, 1.0));
+      percentile(from_ack, 0.99), percentile(from_ack, 1.0), cpu_used, seconds + 0.5);
 }
 
 }  // namespace

@@ -80,11 +80,17 @@ struct WatchHub::Core {
 
   void schedule(std::vector<std::shared_ptr<Watcher>> watchers) {
     if (watchers.empty()) return;
+    const std::size_t n = watchers.size();
     {
       std::lock_guard lock(ready_mu);
       for (auto& w : watchers) ready.push_back(std::move(w));
     }
-    ready_cv.notify_all();
+    // Wake as many delivery threads as there is work for, not all of them every time.
+    if (n >= options.delivery_threads) {
+      ready_cv.notify_all();
+    } else {
+      for (std::size_t i = 0; i < n; ++i) ready_cv.notify_one();
+    }
   }
 
   // Requires `mu`.
