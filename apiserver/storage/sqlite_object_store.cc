@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -216,7 +217,10 @@ struct SqliteObjectStore::Writer {
     policy = compaction;
     max_batch = batch;
     next_compaction_check = SteadyClock::now() + policy.interval;
-    thread = std::thread([this] { loop(); });
+    thread = std::thread([this] {
+      pthread_setname_np(pthread_self(), "store-writer");
+      loop();
+    });
   }
 
   void stop() {

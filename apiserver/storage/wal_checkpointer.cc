@@ -1,5 +1,6 @@
 #include "apiserver/storage/wal_checkpointer.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "common/log.h"
@@ -24,7 +25,10 @@ Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(SqliteConnection
       new WalCheckpointer(writer, std::move(*own), checkpoint_pages));
   // Replaces the automatic checkpoint (which is itself a WAL hook).
   sqlite3_wal_hook(writer.handle(), &WalCheckpointer::onCommit, checkpointer.get());
-  checkpointer->thread_ = std::thread([c = checkpointer.get()] { c->loop(); });
+  checkpointer->thread_ = std::thread([c = checkpointer.get()] {
+    pthread_setname_np(pthread_self(), "store-checkpt");
+    c->loop();
+  });
   return checkpointer;
 }
 

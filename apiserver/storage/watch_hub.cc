@@ -1,6 +1,7 @@
 #include "apiserver/storage/watch_hub.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -288,9 +289,15 @@ WatchHub::WatchHub(WatchHubOptions options, HistoryReader history, Revision publ
   core_->history = std::move(history);
   core_->published = published;
   core_->ring_base = published;
-  threads_.emplace_back([core = core_] { core->fanOutLoop(); });
+  threads_.emplace_back([core = core_] {
+    pthread_setname_np(pthread_self(), "store-fanout");
+    core->fanOutLoop();
+  });
   for (std::size_t i = 0; i < options.delivery_threads; ++i) {
-    threads_.emplace_back([core = core_] { core->deliveryLoop(); });
+    threads_.emplace_back([core = core_] {
+      pthread_setname_np(pthread_self(), "store-deliver");
+      core->deliveryLoop();
+    });
   }
 }
 
