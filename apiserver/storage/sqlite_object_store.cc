@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <pthread.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <system_error>
 #include <utility>
 
+#include "apiserver/storage/background_thread.h"
 #include "apiserver/storage/object_codec.h"
 #include "apiserver/storage/sqlite_connection.h"
 #include "apiserver/storage/wal_checkpointer.h"
@@ -217,10 +217,7 @@ struct SqliteObjectStore::Writer {
     policy = compaction;
     max_batch = batch;
     next_compaction_check = SteadyClock::now() + policy.interval;
-    thread = std::thread([this] {
-      pthread_setname_np(pthread_self(), "store-writer");
-      loop();
-    });
+    thread = startBackgroundThread("store-writer", [this] { loop(); });
   }
 
   void stop() {

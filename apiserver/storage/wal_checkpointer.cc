@@ -1,8 +1,8 @@
 #include "apiserver/storage/wal_checkpointer.h"
 
-#include <pthread.h>
 #include <sqlite3.h>
 
+#include "apiserver/storage/background_thread.h"
 #include "common/log.h"
 
 namespace troupe::apiserver {
@@ -25,10 +25,8 @@ Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(SqliteConnection
       new WalCheckpointer(writer, std::move(*own), checkpoint_pages));
   // Replaces the automatic checkpoint (which is itself a WAL hook).
   sqlite3_wal_hook(writer.handle(), &WalCheckpointer::onCommit, checkpointer.get());
-  checkpointer->thread_ = std::thread([c = checkpointer.get()] {
-    pthread_setname_np(pthread_self(), "store-checkpt");
-    c->loop();
-  });
+  checkpointer->thread_ =
+      startBackgroundThread("store-checkpt", [c = checkpointer.get()] { c->loop(); });
   return checkpointer;
 }
 

@@ -1,13 +1,13 @@
 #include "apiserver/storage/watch_hub.h"
 
 #include <fmt/format.h>
-#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <optional>
 #include <utility>
 
+#include "apiserver/storage/background_thread.h"
 #include "apiserver/storage/object_codec.h"
 #include "common/check.h"
 
@@ -289,15 +289,10 @@ WatchHub::WatchHub(WatchHubOptions options, HistoryReader history, Revision publ
   core_->history = std::move(history);
   core_->published = published;
   core_->ring_base = published;
-  threads_.emplace_back([core = core_] {
-    pthread_setname_np(pthread_self(), "store-fanout");
-    core->fanOutLoop();
-  });
+  threads_.push_back(startBackgroundThread("store-fanout", [core = core_] { core->fanOutLoop(); }));
   for (std::size_t i = 0; i < options.delivery_threads; ++i) {
-    threads_.emplace_back([core = core_] {
-      pthread_setname_np(pthread_self(), "store-deliver");
-      core->deliveryLoop();
-    });
+    threads_.push_back(
+        startBackgroundThread("store-deliver", [core = core_] { core->deliveryLoop(); }));
   }
 }
 

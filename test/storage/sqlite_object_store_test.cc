@@ -1,3 +1,5 @@
+#include <signal.h>
+#include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -7,11 +9,13 @@
 
 #include "apiserver/storage/sqlite_connection.h"
 #include "apiserver/storage/sqlite_object_store.h"
+#include "test/storage/event_collector.h"
 #include "test/storage/store_fixture.h"
 
 namespace troupe::apiserver {
 namespace {
 
+using testing::EventCollector;
 using testing::openStore;
 using testing::pod;
 using testing::podKey;
@@ -472,6 +476,25 @@ TEST_CASE("a data directory is used by one store at a time", "[storage][options]
   CHECK(second.error().field_path == "data_dir");
   first.reset();
   CHECK(SqliteObjectStore::open(testOptions(dir.path())).ok());
+}
+
+TEST_CASE("the store's threads leave SIGTERM to the application", "[storage][signals]") {
+  TempDir dir;
+  // Opened before the application blocks SIGTERM for its sigwait loop, as troupe serve does.
+  auto store = openStore(testOptions(dir.path()));
+  EventCollector collector;
+  auto watch = store->watch(collector.options("pods", "", 0));
+  REQUIRE(watch.ok());
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  REQUIRE(pthread_sigmask(SIG_BLOCK, &term, nullptr) == 0);
+  // Were any store thread open to SIGTERM, the default action would end this process.
+  REQUIRE(::kill(::getpid(), SIGTERM) == 0);
+  timespec wait{5, 0};
+  CHECK(sigtimedwait(&term, nullptr, &wait) == SIGTERM);
+  REQUIRE(pthread_sigmask(SIG_UNBLOCK, &term, nullptr) == 0);
+  CHECK(store->create(podKey("ns", "a"), pod("ns", "a")).ok());
 }
 
 TEST_CASE("bad store options are refused naming the field", "[storage][options]") {
