@@ -341,6 +341,40 @@ TEST_CASE("compaction keeps what reads at or after it need and makes older reads
   CHECK(current->items[0].object["spec"]["value"] == 3);
 }
 
+TEST_CASE("a continue token works until compaction passes its revision, then it is Gone",
+          "[storage][compaction][list]") {
+  TempDir dir;
+  auto store = openStore(testOptions(dir.path()));
+  for (int i = 0; i < 6; ++i) {
+    auto name = fmt::format("p{}", i);
+    REQUIRE(store->create(podKey("ns", name), pod("ns", name, 0)).ok());  // revisions 1..6
+  }
+  auto first = store->list(ListOptions{.resource = "pods", .limit = 2});
+  REQUIRE(first.ok());
+  REQUIRE(first->more);
+  const Revision token_revision = first->revision;  // 6
+  ListOptions next{.resource = "pods",
+                   .after = first->items.back().key,
+                   .limit = 2,
+                   .at_revision = token_revision};
+  // Later writes, then a compaction up to the token's revision: the page still reads.
+  for (int i = 0; i < 6; ++i) {
+    auto name = fmt::format("p{}", i);
+    REQUIRE(store->update(podKey("ns", name), pod("ns", name, 1), std::nullopt).ok());
+  }
+  REQUIRE(store->compact(token_revision).ok());
+  auto second = store->list(next);
+  REQUIRE(second.ok());
+  REQUIRE(second->items.size() == 2);
+  CHECK(second->items[0].key.name == "p2");
+  CHECK(second->items[0].object["spec"]["value"] == 0);  // as of revision 6
+  // One revision further and the token has expired.
+  REQUIRE(store->compact(token_revision + 1).ok());
+  auto expired = store->list(next);
+  REQUIRE_FALSE(expired.ok());
+  CHECK(expired.error().code == ErrorCode::Gone);
+}
+
 TEST_CASE("automatic compaction keeps the last N revisions", "[storage][compaction]") {
   TempDir dir;
   auto options = testOptions(dir.path());
