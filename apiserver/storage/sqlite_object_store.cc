@@ -1,11 +1,17 @@
 #include "apiserver/storage/sqlite_object_store.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <future>
 #include <system_error>
 #include <utility>
 
+#include "apiserver/storage/background_thread.h"
 #include "apiserver/storage/object_codec.h"
 #include "apiserver/storage/sqlite_connection.h"
 #include "apiserver/storage/wal_checkpointer.h"
@@ -211,7 +217,7 @@ struct SqliteObjectStore::Writer {
     policy = compaction;
     max_batch = batch;
     next_compaction_check = SteadyClock::now() + policy.interval;
-    thread = std::thread([this] { loop(); });
+    thread = startBackgroundThread("store-writer", [this] { loop(); });
   }
 
   void stop() {
@@ -690,6 +696,17 @@ Result<std::unique_ptr<SqliteObjectStore>> SqliteObjectStore::open(
   const auto file = options.data_dir / kDatabaseFile;
 
   std::unique_ptr<SqliteObjectStore> store(new SqliteObjectStore(std::move(options)));
+  const auto lock_file = store->options_.data_dir / (std::string(kDatabaseFile) + ".lock");
+  store->lock_fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (store->lock_fd_ < 0) {
+    return makeError(ErrorCode::Internal, "data_dir",
+                     fmt::format("cannot open {}: {}", lock_file.string(), std::strerror(errno)));
+  }
+  if (::flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return makeError(ErrorCode::Unavailable, "data_dir",
+                     fmt::format("{} is in use by another Troupe store (lock {})",
+                                 store->options_.data_dir.string(), lock_file.string()));
+  }
   auto writer = Writer::open(file);
   if (!writer) return writer.error();
   store->writer_ = std::move(*writer);
@@ -710,11 +727,17 @@ Result<std::unique_ptr<SqliteObjectStore>> SqliteObjectStore::open(
   return store;
 }
 
-SqliteObjectStore::~SqliteObjectStore() { close(); }
-
 void SqliteObjectStore::close() {
   if (writer_) writer_->stop();
   if (hub_) hub_->close();
+}
+
+SqliteObjectStore::~SqliteObjectStore() {
+  close();
+  hub_.reset();
+  readers_.reset();
+  writer_.reset();
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
 Result<StoredObject> SqliteObjectStore::create(const ObjectKey& key, nlohmann::json object) {

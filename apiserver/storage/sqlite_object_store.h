@@ -96,6 +96,9 @@ class SqliteObjectStore final : public ObjectStore {
   explicit SqliteObjectStore(SqliteObjectStoreOptions options);
 
   SqliteObjectStoreOptions options_;
+  // An flock on data_dir/troupe.db.lock: one process at a time owns the store, since the
+  // writer keeps the current revision in memory.
+  int lock_fd_ = -1;
   std::unique_ptr<Writer> writer_;
   std::unique_ptr<ReaderPool> readers_;
   std::unique_ptr<WatchHub> hub_;

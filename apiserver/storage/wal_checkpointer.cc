@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "apiserver/storage/background_thread.h"
 #include "common/log.h"
 
 namespace troupe::apiserver {
@@ -24,7 +25,8 @@ Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(SqliteConnection
       new WalCheckpointer(writer, std::move(*own), checkpoint_pages));
   // Replaces the automatic checkpoint (which is itself a WAL hook).
   sqlite3_wal_hook(writer.handle(), &WalCheckpointer::onCommit, checkpointer.get());
-  checkpointer->thread_ = std::thread([c = checkpointer.get()] { c->loop(); });
+  checkpointer->thread_ =
+      startBackgroundThread("store-checkpt", [c = checkpointer.get()] { c->loop(); });
   return checkpointer;
 }
 

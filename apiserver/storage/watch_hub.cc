@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "apiserver/storage/background_thread.h"
 #include "apiserver/storage/object_codec.h"
 #include "common/check.h"
 
@@ -80,11 +81,17 @@ struct WatchHub::Core {
 
   void schedule(std::vector<std::shared_ptr<Watcher>> watchers) {
     if (watchers.empty()) return;
+    const std::size_t n = watchers.size();
     {
       std::lock_guard lock(ready_mu);
       for (auto& w : watchers) ready.push_back(std::move(w));
     }
-    ready_cv.notify_all();
+    // Wake as many delivery threads as there is work for, not all of them every time.
+    if (n >= options.delivery_threads) {
+      ready_cv.notify_all();
+    } else {
+      for (std::size_t i = 0; i < n; ++i) ready_cv.notify_one();
+    }
   }
 
   // Requires `mu`.
@@ -282,9 +289,10 @@ WatchHub::WatchHub(WatchHubOptions options, HistoryReader history, Revision publ
   core_->history = std::move(history);
   core_->published = published;
   core_->ring_base = published;
-  threads_.emplace_back([core = core_] { core->fanOutLoop(); });
+  threads_.push_back(startBackgroundThread("store-fanout", [core = core_] { core->fanOutLoop(); }));
   for (std::size_t i = 0; i < options.delivery_threads; ++i) {
-    threads_.emplace_back([core = core_] { core->deliveryLoop(); });
+    threads_.push_back(
+        startBackgroundThread("store-deliver", [core = core_] { core->deliveryLoop(); }));
   }
 }
 
@@ -344,7 +352,7 @@ Result<std::unique_ptr<Watch>> WatchHub::watch(WatchOptions options) {
       replay.push_back(std::make_shared<const WatchEvent>(std::move(event)));
     }
     std::lock_guard lock(w->mu);
-    w->limit = std::max(w->limit, replay.size() + w->queue.size() + w->limit);
+    w->limit += replay.size();  // room for the whole replay on top of the usual bound
     replay.insert(replay.end(), w->queue.begin(), w->queue.end());
     w->queue = std::move(replay);
     w->replaying = false;

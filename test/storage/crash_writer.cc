@@ -1,6 +1,7 @@
 // The child of the crash test: opens the store in argv[1] and writes to namespace argv[2]
-// from argv[3] threads until it is killed, reporting each acknowledged write on stdout
-// (see crash_protocol.h). Prints "ready" once the store is open.
+// from argv[3] threads (seeded by argv[4]) until it is killed, reporting each acknowledged
+// write on stdout (see crash_protocol.h). With argv[5] "compact" a thread also compacts
+// all but the last 10 revisions every 2 ms. Prints "ready" once the store is open.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -76,8 +77,8 @@ void writeForever(SqliteObjectStore& store, const std::string& ns, int thread, u
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fmt::print(stderr, "usage: {} DATA_DIR NAMESPACE THREADS SEED\n", argv[0]);
+  if (argc != 6) {
+    fmt::print(stderr, "usage: {} DATA_DIR NAMESPACE THREADS SEED compact|keep\n", argv[0]);
     return 64;
   }
   log::setLevel(log::Level::Warn);
@@ -94,6 +95,16 @@ int main(int argc, char** argv) {
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] { writeForever(**store, ns, t, seed); });
+  }
+  if (std::string(argv[5]) == "compact") {
+    workers.emplace_back([&] {
+      while (true) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        Revision current = (*store)->currentRevision();
+        if (current <= 10) continue;
+        if (auto s = (*store)->compact(current - 10); !s) fail(s.error().describe());
+      }
+    });
   }
   for (auto& w : workers) w.join();
   return 0;
