@@ -14,7 +14,8 @@ struct EngineBenchOptions {
   int incremental_repeats = 40;  // of each kind: one arrival, one completion
 };
 
-// Figures for one synthetic cluster. Times are wall-clock on one thread.
+// Figures for one synthetic cluster. Times are CPU time of the one benchmark thread
+// unless named wall.
 struct EngineBenchRow {
   SyntheticShape shape;
   size_t running_gangs = 0;
@@ -23,6 +24,7 @@ struct EngineBenchRow {
   // schedule() on a freshly loaded engine: every pending gang considered.
   double full_p50_ms = 0;
   double full_p99_ms = 0;
+  double full_wall_p50_ms = 0;      // the same cycles in wall-clock time
   int64_t full_decisions = 0;       // admissions + preemptions + resizes of one full cycle
   double decisions_per_second = 0;  // full_decisions / full p50
   double gangs_per_second = 0;      // pending gangs considered / full p50
