@@ -287,6 +287,27 @@ class Cycle {
     return fits;
   }
 
+  // Explanations only: would g fit if no capacity were reserved? Failures are memoised
+  // like placements; successes until the next change of any node's free capacity.
+  bool fitsIgnoringReservations(GangId g, const std::vector<std::int32_t>& counts,
+                                const PlaceOptions& o) {
+    if (st_.blocked_fits_version != st_.capacity_version) {
+      st_.blocked_fits.clear();
+      st_.blocked_fits_version = st_.capacity_version;
+    }
+    const auto key = memoKey(g, o);
+    if (key) {
+      auto it = st_.blocked_fits.find(*key);
+      if (it != st_.blocked_fits.end() && it->second.min_failing >= counts[0]) return true;
+    }
+    const bool fits = place(g, counts, o, st_.blocked_memo).ok;
+    if (fits && key) {
+      auto [it, added] = st_.blocked_fits.try_emplace(*key);
+      if (added || counts[0] > it->second.min_failing) it->second.min_failing = counts[0];
+    }
+    return fits;
+  }
+
   bool holdsReservation(GangId g) const {
     return std::any_of(st_.reservations.begin(), st_.reservations.end(),
                        [&](const Reservation& r) { return r.gang == g; });
@@ -304,31 +325,46 @@ class Cycle {
     a.pod_set_counts = gs.counts;
     a.pods.reserve(gs.pods.size());
     for (const Pod& p : gs.pods) a.pods.push_back(toPlacement(st_, p));
+    admitted_at_.emplace_back(g, out_.admissions.size());
     out_.admissions.push_back(std::move(a));
   }
 
   void applyPlan(GangId g, PreemptionPlan& plan) {
     const std::string& preemptor = st_.gangName(g);
+    // Shrinks of one gang are merged into one resize.
+    std::vector<std::pair<GangId, std::vector<std::size_t>>> shrinks;
     for (const Victim& v : plan.victims) {
+      if (v.whole) continue;
+      auto it = std::find_if(shrinks.begin(), shrinks.end(),
+                             [&](const auto& s) { return s.first == v.gang; });
+      if (it == shrinks.end())
+        shrinks.emplace_back(v.gang, v.pods);
+      else
+        it->second.insert(it->second.end(), v.pods.begin(), v.pods.end());
+    }
+    for (auto& [v, pods] : shrinks) {
+      GangState& vs = st_.gangs[v];
+      std::sort(pods.begin(), pods.end());
+      Resize r;
+      r.gang = vs.spec.name;
+      r.queue = vs.spec.queue;
+      r.preemptor = preemptor;
+      for (std::size_t i : pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
+      st_.removePods(v, pods);
+      shrunk_.push_back(v);
+      r.pod_set_counts = vs.counts;
+      out_.resizes.push_back(std::move(r));
+    }
+    for (const Victim& v : plan.victims) {
+      if (!v.whole) continue;
       GangState& vs = st_.gangs[v.gang];
-      if (v.whole) {
-        out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
-        st_.stopRunning(v.gang);
-        vs.evicted_cycle = st_.cycle;
-        Why why = baseWhy(v.gang);
-        why.reason = PendingReason::Preempted;
-        why.blocking = preemptor;
-        setWhy(v.gang, std::move(why));
-      } else {
-        Resize r;
-        r.gang = vs.spec.name;
-        r.queue = vs.spec.queue;
-        r.preemptor = preemptor;
-        for (std::size_t i : v.pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
-        st_.removePods(v.gang, v.pods);
-        r.pod_set_counts = vs.counts;
-        out_.resizes.push_back(std::move(r));
-      }
+      out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
+      st_.stopRunning(v.gang);
+      vs.evicted_cycle = st_.cycle;
+      Why why = baseWhy(v.gang);
+      why.reason = PendingReason::Preempted;
+      why.blocking = preemptor;
+      setWhy(v.gang, std::move(why));
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
     syncMemos();
@@ -469,7 +505,7 @@ class Cycle {
         !holdsReservation(g)) {
       PlaceOptions ignore = o;
       ignore.ignore_reservations = true;
-      if (place(g, least, ignore, st_.blocked_memo).ok) {
+      if (fitsIgnoringReservations(g, least, ignore)) {
         why.reason = PendingReason::BlockedByStarvingJob;
         why.blocking = firstBlockingReservation(g, least);
       }
@@ -659,6 +695,8 @@ class Cycle {
   }
 
   void growOne(GangId g) {
+    // A gang shrunk for a reclaim this cycle does not grow back in the same cycle.
+    if (std::find(shrunk_.begin(), shrunk_.end(), g) != shrunk_.end()) return;
     GangState& gs = st_.gangs[g];
     std::vector<Pod> added;
     for (std::size_t ps = 0; ps < gs.spec.pod_sets.size(); ++ps) {
@@ -683,6 +721,14 @@ class Cycle {
       }
     }
     if (added.empty()) return;
+    // Admitted this cycle at its minimum: the admission simply gets the extra pods.
+    for (const auto& [admitted, index] : admitted_at_) {
+      if (admitted != g) continue;
+      Admission& a = out_.admissions[index];
+      a.pod_set_counts = gs.counts;
+      for (const Pod& p : added) a.pods.push_back(toPlacement(st_, p));
+      return;
+    }
     Resize r;
     r.gang = gs.spec.name;
     r.queue = gs.spec.queue;
@@ -697,6 +743,8 @@ class Cycle {
   bool someone_waits_ = false;
   int searches_ = 0;
   std::vector<GangId> changed_;
+  std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
+  std::vector<GangId> shrunk_;
 };
 
 }  // namespace

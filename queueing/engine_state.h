@@ -213,6 +213,11 @@ class EngineState {
       0;  // bumped whenever preempt_memo is cleared  // when a protected victim becomes preemptible
   Memo fit_memo;      // placement on free capacity
   Memo blocked_memo;  // placement ignoring reservations
+  // Placement ignoring reservations that succeeded: count in min_failing (as "fits up
+  // to"), valid while capacity_version stays put (any take or release moves it).
+  Memo blocked_fits;
+  std::uint64_t blocked_fits_version = 0;
+  std::uint64_t capacity_version = 1;
   Memo preempt_memo;  // preemption search, per queue
   Memo static_ok;     // placement on an empty cluster
   Memo static_bad;

@@ -30,7 +30,8 @@ class Placer {
       return true;
     if (o_.ignore_reservations || node.reserved_for == kNoGang || node.reserved_for == o_.self)
       return false;
-    return o_.backfill_end > node.reserved_until;
+    // Only a gang expected to end before the reservation's start may use its nodes.
+    return o_.backfill_end == kNever || o_.backfill_end > node.reserved_until;
   }
 
   // The capacity left on node n, after the pods this placement already put there.
