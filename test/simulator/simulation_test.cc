@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -145,6 +149,32 @@ void checkFifoOrder(const SimulationResult& result) {
   }
 }
 
+// What writeReport puts on disk reads back consistently: summary.json's job count and
+// mean JCT match the jct_s column of jobs.csv.
+void checkFilesAgree(const SimulationResult& result) {
+  auto dir = std::filesystem::temp_directory_path() /
+             fmt::format("troupe-sim-test-{}-{}", ::getpid(), result.cycles);
+  REQUIRE(writeReport(dir.string(), result.summary, result.jobs).ok());
+  std::ifstream summary_file(dir / "summary.json");
+  auto summary = nlohmann::json::parse(summary_file);
+  std::ifstream csv(dir / "jobs.csv");
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == kJobsCsvHeader);
+  size_t rows = 0;
+  double jct_sum = 0;
+  while (std::getline(csv, line)) {
+    // jct_s is the 9th column.
+    size_t pos = 0;
+    for (int c = 0; c < 8; ++c) pos = line.find(',', pos) + 1;
+    jct_sum += std::stod(line.substr(pos, line.find(',', pos) - pos));
+    ++rows;
+  }
+  CHECK(summary["jobs"].get<size_t>() == rows);
+  CHECK(summary["avg_jct_s"].get<double>() == Approx(jct_sum / static_cast<double>(rows)));
+  std::filesystem::remove_all(dir);
+}
+
 const char* kSmallPhilly = R"(
 nodePools:
   - {name: n, count: 16, gpusPerNode: 8, nodesPerRack: 4, racksPerBlock: 2,
@@ -175,6 +205,7 @@ TEST_CASE("a slice of the Philly trace replays with every invariant kept under b
         checkFifoOrder(result);
         CHECK(result.summary["preemptions"] == 0);
       }
+      checkFilesAgree(result);
     }
   }
 }
