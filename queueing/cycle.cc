@@ -57,7 +57,6 @@ class Cycle {
     }
     explainOrphans();
     report();
-    st_.preempt_alloc_version = st_.alloc_version;
   }
 
  private:
@@ -75,7 +74,26 @@ class Cycle {
       ++st_.preempt_generation;
       st_.protection_expiry = kNever;
     }
-    syncMemos();
+    // Answers found from here on hold for the allocations as they are now; any change,
+    // even later in this cycle, voids them at the start of the next.
+    st_.preempt_alloc_version = st_.alloc_version;
+    if (st_.memo_release_version != st_.release_version) {
+      // Capacity grew since the last cycle: recompute, kind by kind, how many pods fit now
+      // (one pass over the nodes each) instead of forgetting every answer, so the queues
+      // none of whose kinds can fit yet stay clean.
+      st_.memo_release_version = st_.release_version;
+      for (auto& [key, entry] : st_.fit_memo) {
+        const KindCapacity c =
+            kindCapacity(st_, key.cls, key.request, static_cast<TopologyMode>(key.mode), key.level);
+        entry.min_failing = c.max_pods + 1;
+        entry.level = c.level;
+        entry.domain = c.domain;
+        entry.domain_pods = c.domain_pods;
+      }
+      st_.blocked_memo.clear();
+      st_.preempt_memo.clear();
+      ++st_.preempt_generation;
+    }
   }
 
   // Capacity grew for someone since the memos were filled: forget their failures.
@@ -216,6 +234,15 @@ class Cycle {
 
   // ---- placement with memos ----------------------------------------------------------
 
+  void fillCounts(GangId g) {
+    least_.clear();
+    full_.clear();
+    for (const auto& ps : st_.gangs[g].spec.pod_sets) {
+      least_.push_back(ps.min_count);
+      full_.push_back(ps.count);
+    }
+  }
+
   std::vector<std::int32_t> minCounts(GangId g) const {
     std::vector<std::int32_t> c;
     for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.min_count);
@@ -228,18 +255,28 @@ class Cycle {
   }
 
   // The memo key of a single-pod-set gang, or nullopt when its outcome is not shareable.
-  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) const {
-    const GangState& gs = st_.gangs[g];
-    if (gs.spec.pod_sets.size() != 1) return std::nullopt;
+  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) {
     if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
       return std::nullopt;
+    return baseKey(g);
+  }
+
+  // The memo key of a single-pod-set gang (nullopt for several pod sets), computed once per
+  // gang visit: tryGang asks for it up to five times.
+  const std::optional<MemoKey>& baseKey(GangId g) {
+    if (key_gang_ == g) return key_;
+    key_gang_ = g;
+    key_.reset();
+    const GangState& gs = st_.gangs[g];
+    if (gs.spec.pod_sets.size() != 1) return key_;
     MemoKey k;
     k.cls = gs.classes[0];
     k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
     k.level =
         gs.spec.topology.mode == TopologyMode::None ? -1 : st_.levelIndex(gs.spec.topology.level);
     k.request = gs.spec.pod_sets[0].shape->requests;
-    return k;
+    key_ = k;
+    return key_;
   }
 
   Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
@@ -461,8 +498,9 @@ class Cycle {
     o.self = g;
     if (gs.spec.runtime_estimate) o.backfill_end = now_ + *gs.spec.runtime_estimate;
 
-    const auto full = fullCounts(g);
-    const auto least = minCounts(g);
+    fillCounts(g);
+    const std::vector<std::int32_t>& full = full_;
+    const std::vector<std::int32_t>& least = least_;
     if (full != least && withinLimit(q, gs.full_request)) {
       Placement p = place(g, full, o, st_.fit_memo);
       if (p.ok) {
@@ -489,8 +527,8 @@ class Cycle {
     why.reason = PendingReason::NoPlacement;
     if (st_.policy.preemption) {
       if (!preemptionKnownToFail(g, least, why) && searches_ < st_.policy.max_preemption_searches) {
-        ++searches_;
         PreemptionPlan plan = planPreemption(st_, g, least, now_);
+        if (plan.searched) ++searches_;  // the budget counts real searches only
         st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
         if (plan.ok) {
           applyPlan(g, plan);
@@ -555,13 +593,81 @@ class Cycle {
   // Would examining q now give what its last examination gave? Yes when none of its
   // inputs moved: its gangs and allocation, capacity released anywhere, preemption
   // answers, a gang of it starting to starve, a reservation it holds.
-  bool unchangedSinceLastLook(QueueId q) const {
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    if (qs.dirty || qs.seen_release != st_.release_version ||
-        qs.seen_preempt_generation != st_.preempt_generation || now_ >= qs.next_starving)
+  bool unchangedSinceLastLook(QueueId q) {
+    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    if (qs.dirty || now_ >= qs.next_starving) return false;
+    if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
+                    [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; }))
       return false;
-    return std::none_of(st_.reservations.begin(), st_.reservations.end(),
-                        [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; });
+    // Preemption answers moved: only matters if some gang of it could preempt at all, and
+    // only while this cycle's preemption searches are not all spent.
+    if (qs.seen_preempt_generation != st_.preempt_generation &&
+        searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
+      return false;
+    // Capacity was released: only matters if one of its waiting kinds fits now.
+    if (qs.seen_release != st_.release_version) {
+      if (!qs.release_proof) return false;
+      for (const auto& [key, count] : qs.kinds) {
+        auto it = st_.fit_memo.find(key);
+        if (it == st_.fit_memo.end() || it->second.min_failing > count) return false;
+      }
+    }
+    qs.seen_release = st_.release_version;
+    qs.seen_preempt_generation = st_.preempt_generation;
+    return true;
+  }
+
+  // Could any gang of q preempt, whatever the free capacity? Within the queue: a running
+  // gang of lower priority than its best pending one. Reclaim: q within its fair share and
+  // another queue above its own.
+  bool mayPreempt(QueueId q) {
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    if (qs.pending.empty()) return false;
+    if (qs.spec.within_queue == WithinQueuePreemption::LowerPriority) {
+      const std::int32_t top = st_.gangs[*qs.pending.begin()].spec.priority;
+      for (GangId r : qs.running)
+        if (st_.gangs[r].spec.priority < top) return true;
+    }
+    if (qs.spec.reclaim && dominantShare(qs.allocated, qs.fair_share) <= 1.0)
+      for (const auto& [v, share] : st_.overShareQueues())
+        if (v != q) return true;
+    return false;
+  }
+
+  // Records what a release of capacity could change for q's waiting gang g.
+  void noteWaiting(QueueState& qs, GangId g) {
+    const GangState& gs = st_.gangs[g];
+    switch (gs.why.reason) {
+      case PendingReason::Unschedulable:
+      case PendingReason::TopologyUnsatisfiable:
+      case PendingReason::BlockedByQueueHead: return;  // a release does not change these
+      case PendingReason::Preempted:
+        qs.dirty = true;  // evicted this cycle and not tried yet: try it next cycle
+        return;
+      case PendingReason::NoPlacement:
+      case PendingReason::OverFairShare:
+      case PendingReason::WaitingForReclaim:
+      case PendingReason::BlockedByStarvingJob: {
+        const auto& key = baseKey(g);
+        // A starving gang may get a reservation once a slot frees: examine it again.
+        const bool exempt =
+            gs.spec.runtime_estimate.has_value() || holdsReservation(g) || starving(g);
+        if (!key || exempt) {
+          qs.release_proof = false;
+          return;
+        }
+        const std::int64_t count = gs.spec.pod_sets[0].min_count;
+        for (auto& [k, c] : qs.kinds) {
+          if (k == *key) {
+            c = std::min(c, count);
+            return;
+          }
+        }
+        qs.kinds.emplace_back(*key, count);
+        return;
+      }
+      default: qs.release_proof = false; return;
+    }
   }
 
   void runFairShare() {
@@ -579,13 +685,21 @@ class Cycle {
       heap.pop();
       const auto qi = static_cast<std::size_t>(q);
       QueueState& qs = st_.queues[qi];
-      if (!started[qi] && unchangedSinceLastLook(q)) {
+      if (!started[qi] && st_.policy.skip_unchanged_queues && unchangedSinceLastLook(q)) {
         someone_waits_ = someone_waits_ || qs.waits;
         continue;
       }
       if (!started[qi]) {
+        // What this examination depends on is taken as of its start: anything that moves
+        // while it runs (an admission or eviction in this queue, capacity released by a
+        // preemption) marks the queue for another look next cycle.
+        qs.dirty = false;
+        qs.seen_release = st_.release_version;
+        qs.seen_preempt_generation = st_.preempt_generation;
         qs.waits = false;
         qs.next_starving = kNever;
+        qs.kinds.clear();
+        qs.release_proof = true;
       }
       auto it = started[qi] ? cursor[qi] : qs.pending.begin();
       started[qi] = 1;
@@ -606,6 +720,7 @@ class Cycle {
           break;
         }
         const GangState& gs = st_.gangs[g];
+        noteWaiting(qs, g);
         if (waitsForCapacity(gs.why.reason)) qs.waits = true;
         const Seconds starves = gs.spec.submit_time + maxWait(qs);
         if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
@@ -613,11 +728,6 @@ class Cycle {
           blocked_by[qi] = st_.gangName(g);
       }
       cursor[qi] = it;
-      if (it == qs.pending.end()) {
-        qs.dirty = false;
-        qs.seen_release = st_.release_version;
-        qs.seen_preempt_generation = st_.preempt_generation;
-      }
       if (admitted && it != qs.pending.end()) heap.push(entryFor(q));
     }
   }
@@ -745,6 +855,9 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
+  GangId key_gang_ = kNoGang;
+  std::optional<MemoKey> key_;
+  std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
 };
 
 }  // namespace

@@ -126,6 +126,12 @@ struct QueueState {
   std::uint64_t seen_preempt_generation = 0;
   Seconds next_starving = kNever;  // when one of its waiting gangs starts starving
   bool waits = false;              // some gang of it waits for capacity
+  // What a release of capacity could change for it: the pod kinds its waiting gangs
+  // failed to place, each with the smallest count that failed. release_proof is false
+  // when some waiting gang's outcome could change in a way these kinds do not capture
+  // (QueueAtLimit under an ancestor, a reservation, several pod sets, an estimate).
+  std::vector<std::pair<MemoKey, std::int64_t>> kinds;
+  bool release_proof = false;
   bool leaf() const { return children.empty(); }
 };
 

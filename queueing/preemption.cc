@@ -113,6 +113,7 @@ class Search {
   PreemptionPlan run() {
     PreemptionPlan plan = search();
     plan.protected_until = protected_until_;
+    plan.searched = !candidates_.empty();
     return plan;
   }
 
