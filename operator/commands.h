@@ -13,5 +13,7 @@ struct CommandExit {
 
 void addVersionCommand(CLI::App& app);
 void addValidateCommand(CLI::App& app);
+void addSimCommand(CLI::App& app);
+void addBenchCommand(CLI::App& app);
 
 }  // namespace troupe::cli

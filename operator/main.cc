@@ -7,6 +7,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   troupe::cli::addVersionCommand(app);
   troupe::cli::addValidateCommand(app);
+  troupe::cli::addSimCommand(app);
+  troupe::cli::addBenchCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -175,14 +175,9 @@ Status parseQueues(const YAML::Node& queues, ClusterSpec& out) {
       }
       queue.limit_gpus = *limit;
     }
-    if (const YAML::Node w = q["overQuotaWeight"]) {
-      double weight = 0;
-      if (!w.IsScalar() || !YAML::convert<double>::decode(w, weight) || !(weight >= 0) ||
-          weight > 1e6) {
-        return invalid(path + ".overQuotaWeight", "must be a number in [0, 1000000]");
-      }
-      queue.over_quota_weight = weight;
-    }
+    auto weight = intField(q, "overQuotaWeight", path, 1, 0, 1'000'000);
+    if (!weight) return weight.error();
+    queue.over_quota_weight = *weight;
     out.queues.push_back(std::move(queue));
   }
   // Parents exist, come before their children (so the tree has no cycles), and the

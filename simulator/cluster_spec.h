@@ -28,7 +28,7 @@ struct QueueSpec {
   std::string parent;  // empty: a root queue
   int64_t guaranteed_gpus = 0;
   std::optional<int64_t> limit_gpus;  // absent: no limit
-  double over_quota_weight = 1.0;
+  int64_t over_quota_weight = 1;      // share of idle GPUs relative to siblings
 };
 
 // The simulated cluster: nodes in racks and blocks, and the queue tree. Node and

@@ -27,7 +27,7 @@ queues:
   CHECK(spec->nodes[0].nvlink_domain_size == 4);
   CHECK(spec->queues[1].guaranteed_gpus == 0);
   CHECK_FALSE(spec->queues[1].limit_gpus.has_value());
-  CHECK(spec->queues[1].over_quota_weight == 1.0);
+  CHECK(spec->queues[1].over_quota_weight == 1);
 }
 
 TEST_CASE("bad cluster files are errors naming the field", "[simulator][cluster]") {

@@ -1,0 +1,149 @@
+#include "bench/engine/engine_benchmark.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <vector>
+
+#include "bench/support/memory_probe.h"
+#include "common/check.h"
+#include "queueing/engine.h"
+
+namespace troupe::bench {
+namespace {
+
+// Cycle times are the benchmark thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so that
+// other work on a shared machine does not inflate them; wall time is kept for the full
+// cycle alongside.
+struct Stamp {
+  double cpu_ms = 0;
+  std::chrono::steady_clock::time_point wall;
+};
+
+Stamp stamp() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return {static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6,
+          std::chrono::steady_clock::now()};
+}
+
+double msSince(const Stamp& start) { return stamp().cpu_ms - start.cpu_ms; }
+
+double wallMsSince(const Stamp& start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start.wall)
+      .count();
+}
+
+// Nearest-rank percentile of `samples` (sorted in place).
+double percentileOf(std::vector<double>& samples, double p) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+  return samples[std::clamp<size_t>(rank, 1, samples.size()) - 1];
+}
+
+queueing::Engine load(const queueing::Snapshot& snap, const queueing::Policy& policy) {
+  auto engine = queueing::Engine::fromSnapshot(snap, policy);
+  TROUPE_CHECK(engine.ok(), "the engine refused the synthetic cluster: {}",
+               engine.error().describe());
+  return std::move(engine).value();
+}
+
+}  // namespace
+
+EngineBenchRow runEngineBench(const SyntheticShape& shape, const EngineBenchOptions& options) {
+  EngineBenchRow row;
+  row.shape = shape;
+  const queueing::Snapshot snap = makeSyntheticSnapshot(shape);
+  row.running_gangs = snap.running.size();
+  queueing::Policy policy{.kind = options.policy};
+
+  std::vector<double> load_ms, full_ms, full_wall_ms;
+  std::optional<queueing::Engine> steady;
+  for (int r = 0; r < std::max(1, options.full_repeats); ++r) {
+    steady.reset();
+    int64_t heap_before = heapBytesInUse();
+    auto start = stamp();
+    queueing::Engine engine = load(snap, policy);
+    load_ms.push_back(msSince(start));
+    start = stamp();
+    queueing::Decisions decisions = engine.schedule(snap.now);
+    full_ms.push_back(msSince(start));
+    full_wall_ms.push_back(wallMsSince(start));
+    if (r == 0) {
+      // The decisions are dropped before reading the heap: only the engine's state counts.
+      row.full_decisions = static_cast<int64_t>(
+          decisions.admissions.size() + decisions.preemptions.size() + decisions.resizes.size());
+      decisions = {};
+      int64_t heap_after = heapBytesInUse();
+      if (heap_before > 0 && heap_after > heap_before) {
+        row.engine_heap_bytes = heap_after - heap_before;
+        row.heap_bytes_per_pending = static_cast<double>(row.engine_heap_bytes) /
+                                     static_cast<double>(std::max(1, shape.pending));
+      }
+    }
+    steady.emplace(std::move(engine));
+  }
+  row.load_ms = percentileOf(load_ms, 50);
+  row.full_p50_ms = percentileOf(full_ms, 50);
+  row.full_p99_ms = percentileOf(full_ms, 99);
+  row.full_wall_p50_ms = percentileOf(full_wall_ms, 50);
+  if (row.full_p50_ms > 0) {
+    row.decisions_per_second = static_cast<double>(row.full_decisions) / (row.full_p50_ms / 1e3);
+    row.gangs_per_second = static_cast<double>(shape.pending) / (row.full_p50_ms / 1e3);
+  }
+
+  // Incremental cycles into the steady state the full cycle left: one arrival, then one
+  // completion of a gang that was running before, each followed by a cycle.
+  std::vector<double> arrival_ms, completion_ms;
+  queueing::Seconds now = snap.now;
+  size_t next_victim = 0;
+  for (int i = 0; i < options.incremental_repeats; ++i) {
+    ++now;
+    auto start = stamp();
+    auto status = steady->submit(makeSyntheticArrival(shape, i, now));
+    steady->schedule(now);
+    arrival_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic arrival refused: {}", status.error().describe());
+    while (next_victim < snap.running.size() &&
+           !steady->isRunning(snap.running[next_victim].spec.name)) {
+      ++next_victim;
+    }
+    if (next_victim == snap.running.size()) continue;
+    ++now;
+    start = stamp();
+    status = steady->remove(snap.running[next_victim++].spec.name);
+    steady->schedule(now);
+    completion_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic completion refused: {}", status.error().describe());
+  }
+  row.arrival_p50_ms = percentileOf(arrival_ms, 50);
+  row.arrival_p99_ms = percentileOf(arrival_ms, 99);
+  row.completion_p50_ms = percentileOf(completion_ms, 50);
+  row.completion_p99_ms = percentileOf(completion_ms, 99);
+  row.peak_rss_bytes = peakRssBytes();
+  return row;
+}
+
+std::string markdownHeader() {
+  return "| varied | nodes | queues | pending | running | load ms | full p50 ms | full p99 ms | "
+         "full p50 wall ms | decisions | decisions/s | arrival p50/p99 ms | completion p50/p99 "
+         "ms | heap B/pending | peak RSS MiB |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+}
+
+std::string markdownRow(const EngineBenchRow& row, const std::string& varied) {
+  return fmt::format(
+      "| {} | {} | {} | {} | {} | {:.1f} | {:.2f} | {:.2f} | {:.2f} | {} | {:.0f} | {:.3f} / "
+      "{:.3f} | {:.3f} / {:.3f} | {:.0f} | {:.0f} |\n",
+      varied, row.shape.nodes, row.shape.queues, row.shape.pending, row.running_gangs, row.load_ms,
+      row.full_p50_ms, row.full_p99_ms, row.full_wall_p50_ms, row.full_decisions,
+      row.decisions_per_second, row.arrival_p50_ms, row.arrival_p99_ms, row.completion_p50_ms,
+      row.completion_p99_ms, row.heap_bytes_per_pending,
+      static_cast<double>(row.peak_rss_bytes) / (1024.0 * 1024.0));
+}
+
+}  // namespace troupe::bench

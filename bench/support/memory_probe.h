@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstdint>
+
+namespace troupe::bench {
+
+// Bytes the C heap has handed out and not taken back (glibc mallinfo2: small blocks plus
+// mmapped ones). A difference of two readings is what a piece of code keeps allocated.
+// Returns 0 where the allocator does not report it (e.g. under AddressSanitizer).
+int64_t heapBytesInUse();
+
+// The process's peak resident set size so far (VmHWM), in bytes; 0 if unknown.
+int64_t peakRssBytes();
+
+}  // namespace troupe::bench

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "queueing/snapshot.h"
+#include "simulator/cluster_spec.h"
+#include "simulator/trace.h"
+
+// How the simulator describes its cluster and its trace jobs to the engine.
+namespace troupe::simulator {
+
+inline constexpr const char* kRackLabel = "troupe.dev/rack";
+inline constexpr const char* kBlockLabel = "troupe.dev/block";
+
+// Nodes with GPU-only allocatable, rack and block labels, and NVLink/NUMA groups.
+std::vector<queueing::NodeSpec> engineNodes(const ClusterSpec& cluster);
+
+// Queues with GPU guarantees and limits (other resources unlimited).
+std::vector<queueing::QueueSpec> engineQueues(const ClusterSpec& cluster);
+
+// How a trace job of `gpus` GPUs becomes a gang of identical pods on nodes of at most
+// `node_gpus` GPUs: one pod when it fits on a node, otherwise the fewest pods p with
+// p >= ceil(gpus / node_gpus) that split the GPUs evenly (12 on 8-GPU nodes: 2 x 6;
+// 32: 4 x 8). A job of 0 GPUs, or of more GPUs than the cluster holds, gets 0 pods: the
+// simulator leaves it out (docs/simulator.md).
+struct GangShape {
+  int pods = 0;
+  int gpus_per_pod = 0;
+};
+GangShape gangShapeFor(int gpus, int node_gpus, int64_t cluster_gpus);
+
+// Options that shape every gang of a replay.
+struct GangOptions {
+  // Multi-pod gangs may run with as few as one pod (their work rate scales with pods).
+  bool elastic = false;
+  // Topology constraint put on multi-pod gangs.
+  queueing::TopologyMode topology = queueing::TopologyMode::Preferred;
+  std::string topology_level = kRackLabel;
+};
+
+// The pending gang for `job` in `queue` (the job's queue after the default-queue rule).
+queueing::GangSpec engineGang(const TraceJob& job, const std::string& queue, GangShape shape,
+                              const GangOptions& options);
+
+}  // namespace troupe::simulator

@@ -1,0 +1,451 @@
+#include "simulator/simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/check.h"
+#include "queueing/engine.h"
+#include "queueing/usage.h"
+#include "simulator/gpu_ledger.h"
+#include "simulator/progress_bar.h"
+#include "simulator/share_tracker.h"
+#include "simulator/summary.h"
+
+namespace troupe::simulator {
+namespace {
+
+const char* policyName(queueing::PolicyKind kind) {
+  return kind == queueing::PolicyKind::Fifo ? "fifo" : "troupe";
+}
+
+struct HeldPod {
+  int node = 0;
+  std::vector<int> gpus;
+};
+
+enum class Phase { Future, Pending, Running, Done };
+
+// One stretch of a run at a constant number of pods, for rolling back to a checkpoint.
+struct RunPiece {
+  int64_t start_s = 0;
+  int64_t progress = 0;  // pod-seconds done at start_s
+  int pods = 0;
+};
+
+// The simulator's own view of one job. Work is counted in pod-seconds so that an elastic
+// gang running with fewer pods progresses proportionally slower.
+struct JobState {
+  Phase phase = Phase::Future;
+  size_t queue = 0;  // leaf index
+  int full_pods = 0;
+  int gpus_per_pod = 0;
+  int64_t work = 0;      // duration * full_pods
+  int64_t progress = 0;  // pod-seconds done as of the current piece's start
+  std::vector<HeldPod> pods;
+  // Pieces of the current run (since the last admission), for checkpoints.
+  std::vector<RunPiece> run;
+  // Bumped whenever the job stops or changes size, so stale completion events are ignored.
+  uint32_t epoch = 0;
+
+  int64_t progressAt(int64_t t) const {
+    if (run.empty()) return progress;
+    const RunPiece& piece = run.back();
+    return piece.progress + static_cast<int64_t>(piece.pods) * (t - piece.start_s);
+  }
+  // Progress at the last checkpoint at or before t: checkpoints are taken every
+  // `interval` seconds since the run began; with interval 0, only the run's start counts.
+  int64_t checkpointProgressAt(int64_t t, int64_t interval) const {
+    if (run.empty()) return progress;
+    int64_t begin = run.front().start_s;
+    int64_t at = interval > 0 ? begin + (t - begin) / interval * interval : begin;
+    for (auto it = run.rbegin(); it != run.rend(); ++it) {
+      if (it->start_s <= at)
+        return it->progress + static_cast<int64_t>(it->pods) * (at - it->start_s);
+    }
+    return run.front().progress;
+  }
+};
+
+struct Completion {
+  int64_t time = 0;
+  size_t job = 0;
+  uint32_t epoch = 0;
+  bool operator>(const Completion& o) const { return time != o.time ? time > o.time : job > o.job; }
+};
+
+class Replay {
+ public:
+  Replay(const ClusterSpec& cluster, const SimulationOptions& options)
+      : cluster_(cluster), options_(options), ledger_(cluster) {}
+
+  Result<SimulationResult> run(const std::vector<TraceJob>& trace);
+
+ private:
+  Status setUp(const std::vector<TraceJob>& trace);
+  void arrive(size_t j, int64_t now);
+  void complete(size_t j, int64_t now);
+  void apply(const queueing::Decisions& decisions, int64_t now);
+  void startPiece(size_t j, int64_t now);
+  void closeSegment(size_t j, int64_t now);
+  void scheduleCompletion(size_t j, int64_t now);
+  void advanceUsage(int64_t now);
+  void observeShares(int64_t now);
+  size_t jobIndex(const std::string& name) const;
+
+  const ClusterSpec& cluster_;
+  SimulationOptions options_;
+  GpuLedger ledger_;
+  queueing::Engine engine_;
+  std::vector<TraceJob> trace_;
+  std::vector<JobState> state_;
+  std::vector<JobOutcome> outcomes_;
+  std::vector<RunSegment> segments_;
+  std::vector<int64_t> segment_start_;
+  std::unordered_map<std::string, size_t> by_name_;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  GangOptions gang_options_;
+
+  // Leaf queues, in cluster-file order, and their engine specs (for decayed usage).
+  std::vector<std::string> leaf_names_;
+  std::vector<int64_t> leaf_guarantees_;
+  std::vector<queueing::QueueSpec> leaf_specs_;
+  std::vector<int64_t> usage_;   // GPUs held by running jobs, per leaf
+  std::vector<int64_t> demand_;  // GPUs of running + pending jobs (at full size), per leaf
+  int64_t usage_time_ = -1;
+  std::unique_ptr<ShareTracker> shares_;
+
+  int64_t skipped_ = 0;
+  int64_t pending_ = 0;
+  int64_t running_ = 0;
+  int64_t done_ = 0;
+  int64_t cycles_ = 0;
+  // Steps of a cycle that the same cycle undid (see apply()).
+  int64_t superseded_ = 0;
+};
+
+size_t Replay::jobIndex(const std::string& name) const {
+  auto it = by_name_.find(name);
+  TROUPE_CHECK(it != by_name_.end(), "the engine decided about an unknown gang '{}'", name);
+  return it->second;
+}
+
+Status Replay::setUp(const std::vector<TraceJob>& trace) {
+  engine_ = queueing::Engine(queueing::Policy{.kind = options_.policy});
+  for (auto& node : engineNodes(cluster_)) {
+    if (auto s = engine_.upsertNode(std::move(node)); !s) return s;
+  }
+  std::map<std::string, size_t> leaf_index;
+  for (auto& queue : engineQueues(cluster_)) {
+    if (cluster_.isLeaf(queue.name)) {
+      leaf_index.emplace(queue.name, leaf_names_.size());
+      leaf_names_.push_back(queue.name);
+      leaf_guarantees_.push_back(queue.guaranteed[queueing::kGpu]);
+      leaf_specs_.push_back(queue);
+    }
+    if (auto s = engine_.upsertQueue(std::move(queue)); !s) return s;
+  }
+  usage_.assign(leaf_names_.size(), 0);
+  demand_.assign(leaf_names_.size(), 0);
+  shares_ = std::make_unique<ShareTracker>(leaf_guarantees_);
+
+  int node_gpus = 0;
+  for (const auto& node : cluster_.nodes) node_gpus = std::max(node_gpus, node.gpus);
+  const int64_t cluster_gpus = cluster_.totalGpus();
+  for (const auto& job : trace) {
+    GangShape shape = gangShapeFor(job.gpus, node_gpus, cluster_gpus);
+    if (shape.pods == 0) {
+      ++skipped_;
+      continue;
+    }
+    auto leaf = leaf_index.find(job.queue);
+    if (leaf == leaf_index.end()) {
+      if (cluster_.default_queue.empty()) {
+        return makeError(ErrorCode::Invalid, "virtual_cluster",
+                         fmt::format("job {} names '{}', which is no leaf queue of the cluster "
+                                     "file, and the file sets no defaultQueue",
+                                     job.id, job.queue));
+      }
+      leaf = leaf_index.find(cluster_.default_queue);
+    }
+    JobState st;
+    st.queue = leaf->second;
+    st.full_pods = shape.pods;
+    st.gpus_per_pod = shape.gpus_per_pod;
+    st.work = job.duration_s * shape.pods;
+    JobOutcome out;
+    out.id = job.id;
+    out.queue = leaf_names_[st.queue];
+    out.gpus = job.gpus;
+    out.pods = shape.pods;
+    out.submit_s = job.submit_s;
+    out.duration_s = job.duration_s;
+    by_name_.emplace(job.id, trace_.size());
+    trace_.push_back(job);
+    state_.push_back(std::move(st));
+    outcomes_.push_back(std::move(out));
+  }
+  segment_start_.assign(trace_.size(), 0);
+  return {};
+}
+
+void Replay::arrive(size_t j, int64_t now) {
+  JobState& st = state_[j];
+  auto status = engine_.submit(
+      engineGang(trace_[j], leaf_names_[st.queue], {st.full_pods, st.gpus_per_pod}, gang_options_));
+  TROUPE_CHECK(status.ok(), "the engine refused gang {}: {}", trace_[j].id,
+               status.error().describe());
+  st.phase = Phase::Pending;
+  demand_[st.queue] += static_cast<int64_t>(st.full_pods) * st.gpus_per_pod;
+  ++pending_;
+  (void)now;
+}
+
+void Replay::closeSegment(size_t j, int64_t now) {
+  JobState& st = state_[j];
+  if (st.pods.empty() || now <= segment_start_[j]) return;
+  RunSegment seg;
+  seg.job = j;
+  seg.start_s = segment_start_[j];
+  seg.end_s = now;
+  for (const auto& pod : st.pods) {
+    seg.placement.emplace_back(pod.node, static_cast<int>(pod.gpus.size()));
+  }
+  segments_.push_back(std::move(seg));
+}
+
+void Replay::startPiece(size_t j, int64_t now) {
+  JobState& st = state_[j];
+  st.progress = st.progressAt(now);
+  st.run.push_back({now, st.progress, static_cast<int>(st.pods.size())});
+  segment_start_[j] = now;
+  ++st.epoch;
+  scheduleCompletion(j, now);
+}
+
+void Replay::scheduleCompletion(size_t j, int64_t now) {
+  const JobState& st = state_[j];
+  auto pods = static_cast<int64_t>(st.pods.size());
+  int64_t remaining = std::max<int64_t>(0, st.work - st.progress);
+  int64_t end = now + (remaining + pods - 1) / pods;
+  completions_.push({end, j, st.epoch});
+}
+
+void Replay::complete(size_t j, int64_t now) {
+  JobState& st = state_[j];
+  closeSegment(j, now);
+  for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
+  int64_t gpus = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+  usage_[st.queue] -= gpus;
+  demand_[st.queue] -= static_cast<int64_t>(st.full_pods) * st.gpus_per_pod;
+  st.pods.clear();
+  st.run.clear();
+  st.phase = Phase::Done;
+  outcomes_[j].end_s = now;
+  --running_;
+  ++done_;
+  auto status = engine_.remove(trace_[j].id);
+  TROUPE_CHECK(status.ok(), "the engine could not remove finished gang {}: {}", trace_[j].id,
+               status.error().describe());
+}
+
+void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
+  // A cycle may admit a gang and later, within the same cycle, preempt or shrink it for
+  // another one. The lists then hold steps the cycle itself superseded: the simulator
+  // carries out each such gang's final state (the engine's, after the cycle) once.
+  std::unordered_map<std::string, int> admitted;
+  for (const auto& a : decisions.admissions) ++admitted[a.gang];
+  std::unordered_set<std::string> undone;
+  for (const auto& p : decisions.preemptions) {
+    size_t j = jobIndex(p.gang);
+    JobState& st = state_[j];
+    if (st.phase == Phase::Pending && admitted.count(p.gang)) {
+      undone.insert(p.gang);
+      ++superseded_;
+      continue;
+    }
+    TROUPE_CHECK(st.phase == Phase::Running, "gang {} preempted but not running", p.gang);
+    closeSegment(j, now);
+    int64_t reached = st.progressAt(now);
+    int64_t kept = st.checkpointProgressAt(now, options_.checkpoint_interval_s);
+    outcomes_[j].lost_work_s += (reached - kept + st.full_pods - 1) / st.full_pods;
+    outcomes_[j].preemptions += 1;
+    st.progress = kept;
+    for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
+    usage_[st.queue] -= static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    st.pods.clear();
+    st.run.clear();
+    ++st.epoch;
+    st.phase = Phase::Pending;
+    --running_;
+    ++pending_;
+  }
+  for (const auto& r : decisions.resizes) {
+    size_t j = jobIndex(r.gang);
+    JobState& st = state_[j];
+    if (st.phase == Phase::Pending && admitted.count(r.gang)) {
+      undone.insert(r.gang);
+      ++superseded_;
+      continue;
+    }
+    TROUPE_CHECK(st.phase == Phase::Running, "gang {} resized but not running", r.gang);
+    closeSegment(j, now);
+    st.progress = st.progressAt(now);
+    for (const auto& removed : r.removed) {
+      int node = ledger_.nodeIndex(removed.node);
+      auto it = std::find_if(st.pods.begin(), st.pods.end(), [&](const HeldPod& pod) {
+        return pod.node == node && (removed.gpus.empty() || pod.gpus == removed.gpus);
+      });
+      TROUPE_CHECK(it != st.pods.end(), "resize of {} removes a pod it does not have on {}", r.gang,
+                   removed.node);
+      ledger_.release(it->node, it->gpus);
+      st.pods.erase(it);
+      usage_[st.queue] -= st.gpus_per_pod;
+    }
+    for (const auto& added : r.added) {
+      int node = ledger_.nodeIndex(added.node);
+      TROUPE_CHECK(node >= 0, "resize of {} adds a pod on unknown node {}", r.gang, added.node);
+      st.pods.push_back({node, ledger_.take(node, added.gpus, st.gpus_per_pod)});
+      usage_[st.queue] += st.gpus_per_pod;
+    }
+    TROUPE_CHECK(!st.pods.empty() && static_cast<int>(st.pods.size()) <= st.full_pods,
+                 "resize leaves {} with {} pods (full size {})", r.gang, st.pods.size(),
+                 st.full_pods);
+    outcomes_[j].resizes += 1;
+    startPiece(j, now);
+  }
+  for (const auto& a : decisions.admissions) {
+    size_t j = jobIndex(a.gang);
+    JobState& st = state_[j];
+    const std::vector<queueing::PodPlacement>* pods = &a.pods;
+    std::optional<queueing::RunningGang> final_state;
+    if (undone.count(a.gang) || admitted[a.gang] > 1) {
+      // Only the gang's state after the cycle counts (see above).
+      if (st.phase == Phase::Running || !engine_.isRunning(a.gang)) {
+        ++superseded_;
+        continue;
+      }
+      final_state = engine_.running(a.gang);
+      pods = &final_state->pods;
+    }
+    TROUPE_CHECK(st.phase == Phase::Pending, "gang {} admitted but not pending", a.gang);
+    TROUPE_CHECK(!pods->empty() && static_cast<int>(pods->size()) <= st.full_pods,
+                 "gang {} admitted with {} pods (full size {})", a.gang, pods->size(),
+                 st.full_pods);
+    for (const auto& pod : *pods) {
+      int node = ledger_.nodeIndex(pod.node);
+      TROUPE_CHECK(node >= 0, "gang {} admitted on unknown node {}", a.gang, pod.node);
+      st.pods.push_back({node, ledger_.take(node, pod.gpus, st.gpus_per_pod)});
+    }
+    usage_[st.queue] += static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    if (outcomes_[j].start_s < 0) outcomes_[j].start_s = now;
+    st.phase = Phase::Running;
+    st.run.clear();
+    --pending_;
+    ++running_;
+    startPiece(j, now);
+  }
+}
+
+void Replay::advanceUsage(int64_t now) {
+  if (options_.policy != queueing::PolicyKind::Troupe) return;
+  if (usage_time_ >= 0 && now > usage_time_) {
+    queueing::Seconds half_life = engine_.policy().usage_half_life_seconds;
+    for (size_t q = 0; q < leaf_specs_.size(); ++q) {
+      auto& spec = leaf_specs_[q];
+      auto allocated = queueing::ResourceVector::of(usage_[q], 0, 0);
+      auto next =
+          queueing::advanceUsage(spec.decayed_usage, allocated, now - usage_time_, half_life);
+      if (next == spec.decayed_usage) continue;
+      spec.decayed_usage = next;
+      auto status = engine_.upsertQueue(spec);
+      TROUPE_CHECK(status.ok(), "the engine refused queue {}: {}", spec.name,
+                   status.error().describe());
+    }
+  }
+  usage_time_ = now;
+}
+
+void Replay::observeShares(int64_t now) { shares_->observe(now, usage_, demand_); }
+
+Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
+  gang_options_ = options_.gangs;
+  if (auto s = setUp(trace); !s) return s.error();
+  auto wall_start = std::chrono::steady_clock::now();
+  ProgressBar bar(static_cast<int64_t>(trace_.size()), options_.progress);
+  size_t next_arrival = 0;
+  int64_t now = trace_.empty() ? 0 : trace_.front().submit_s;
+  while (true) {
+    // Drop completions made stale by a preemption or resize.
+    while (!completions_.empty() &&
+           completions_.top().epoch != state_[completions_.top().job].epoch) {
+      completions_.pop();
+    }
+    bool has_arrival = next_arrival < trace_.size();
+    if (!has_arrival && completions_.empty()) break;
+    int64_t next = INT64_MAX;
+    if (has_arrival) next = trace_[next_arrival].submit_s;
+    if (!completions_.empty()) next = std::min(next, completions_.top().time);
+    TROUPE_CHECK(next >= now, "simulated time went back from {} to {}", now, next);
+    // Usage decays over [now, next) with what ran during it.
+    advanceUsage(next);
+    now = next;
+    while (!completions_.empty() && completions_.top().time == now) {
+      Completion c = completions_.top();
+      completions_.pop();
+      if (c.epoch == state_[c.job].epoch) complete(c.job, now);
+    }
+    while (next_arrival < trace_.size() && trace_[next_arrival].submit_s == now) {
+      arrive(next_arrival++, now);
+    }
+    queueing::Decisions decisions = engine_.schedule(now);
+    ++cycles_;
+    apply(decisions, now);
+    TROUPE_CHECK(ledger_.usedGpus() <= cluster_.totalGpus(), "{} GPUs held of {}",
+                 ledger_.usedGpus(), cluster_.totalGpus());
+    observeShares(now);
+    bar.update(done_, now, pending_, running_);
+  }
+  bar.finish();
+  int64_t end_time = now;
+  shares_->finish(end_time);
+  double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  SimulationResult result;
+  SummaryInputs in;
+  in.policy = policyName(options_.policy);
+  in.jobs = &outcomes_;
+  in.segments = &segments_;
+  in.shares = shares_.get();
+  in.queue_names = leaf_names_;
+  in.queue_guarantees = leaf_guarantees_;
+  in.cluster_gpus = cluster_.totalGpus();
+  in.checkpoint_interval_s = options_.checkpoint_interval_s;
+  in.skipped_jobs = skipped_;
+  in.wall_seconds = wall;
+  in.cycles = cycles_;
+  in.superseded_decisions = superseded_;
+  result.summary = summarize(in);
+  result.jobs = std::move(outcomes_);
+  result.segments = std::move(segments_);
+  result.skipped_jobs = skipped_;
+  result.cycles = cycles_;
+  return result;
+}
+
+}  // namespace
+
+Result<SimulationResult> simulate(const ClusterSpec& cluster, const std::vector<TraceJob>& jobs,
+                                  const SimulationOptions& options) {
+  Replay replay(cluster, options);
+  return replay.run(jobs);
+}
+
+}  // namespace troupe::simulator
