@@ -75,11 +75,14 @@ class Watch {
 
 struct WatchOptions {
   std::string resource;
-  std::string ns;               // empty: every namespace
-  Revision after_revision = 0;  // deliver events with revision > after_revision
+  std::string ns;  // empty: every namespace
+  // Deliver events with revision > after_revision, replaying history first when it is
+  // in the past. 0 means "from now": only writes after the store's current revision.
+  Revision after_revision = 0;
   std::function<void(const WatchEvent&)> on_event;
-  // Called once if the watch ends from the store's side (the watcher fell too far
-  // behind, or the store is closing). No events follow it.
+  // Called once if the watch ends from the store's side: the watcher fell too far
+  // behind (ErrorCode::TooManyRequests; re-watch from the last revision received) or
+  // the store is closing (ErrorCode::Unavailable). No events follow it.
   std::function<void(const Error&)> on_close;
 };
 
