@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "test/support/in_process_server.h"
+#include "test/support/serve_process.h"
 
 namespace troupe::testing {
 namespace {
@@ -46,9 +47,10 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 void kubectlStory(const std::string& minor) {
-  InProcessServer server(minor);
-  std::string dir = server.dataDir();
-  Kubectl kubectl(dir + "/data/kubeconfig", dir + "/kube-cache");
+  ServeProcess server(minor);
+  REQUIRE(server.start());
+  std::string dir = server.workDir();
+  Kubectl kubectl(server.kubeconfig(), dir + "/kube-cache");
   std::ofstream(dir + "/tj.yaml") << kJob;
   std::string modified = kJob;
   modified.replace(modified.find("replicas: 2"), 11, "replicas: 3");
@@ -137,10 +139,34 @@ void kubectlStory(const std::string& minor) {
   CHECK(contains(gone.output, "NotFound"));
 }
 
-TEST_CASE("kubectl 1.28 drives every standalone command", "[apiserver][kubectl][.slow]") {
+TEST_CASE("a restarted server keeps every object and SIGTERM stops it cleanly",
+          "[apiserver][serve]") {
+  TempDir data;
+  std::string dir = data.path() + "/data";
+  std::string uid;
+  {
+    ServeProcess first("28", dir);
+    REQUIRE(first.start());
+    Kubectl kubectl(first.kubeconfig(), data.path() + "/cache");
+    std::ofstream(data.path() + "/tj.yaml")
+        << std::string(kJob).replace(std::string(kJob).find("kdemo"), 5, "default");
+    REQUIRE(kubectl.run("apply -f " + data.path() + "/tj.yaml").exit_code == 0);
+    uid = kubectl.run("get tj llama-k -o jsonpath={.metadata.uid}").output;
+    CHECK(first.stop() == 0);
+  }
+  ServeProcess second("28", dir);
+  REQUIRE(second.start());
+  Kubectl kubectl(second.kubeconfig(), data.path() + "/cache2");
+  auto after = kubectl.run("get tj llama-k -o jsonpath={.metadata.uid}");
+  CHECK(after.exit_code == 0);
+  CHECK(after.output == uid);
+  CHECK(second.stop() == 0);
+}
+
+TEST_CASE("kubectl 1.28 drives every standalone command", "[apiserver][kubectl][slow]") {
   kubectlStory("28");
 }
-TEST_CASE("kubectl 1.33 drives every standalone command", "[apiserver][kubectl][.slow]") {
+TEST_CASE("kubectl 1.33 drives every standalone command", "[apiserver][kubectl][slow]") {
   kubectlStory("33");
 }
 
