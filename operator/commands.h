@@ -12,5 +12,6 @@ struct CommandExit {
 };
 
 void addVersionCommand(CLI::App& app);
+void addServeCommand(CLI::App& app);
 
 }  // namespace troupe::cli
