@@ -6,6 +6,7 @@
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
 #include "common/log.h"
+#include "kubelet/standalone_kubelets.h"
 #include "operator/commands.h"
 
 namespace troupe::cli {
@@ -18,6 +19,8 @@ struct ServeFlags {
   std::string cluster = "examples/cluster.yaml";
   std::vector<std::string> crd_dirs;
   std::string kube_minor = "28";
+  double sim_speed = 1;
+  bool no_kubelets = false;
 };
 
 int runServe(const ServeFlags& flags) {
@@ -51,6 +54,12 @@ int runServe(const ServeFlags& flags) {
   options.version.minor = flags.kube_minor;
   options.version.git_version = "v1." + flags.kube_minor + ".0-troupe";
 
+  auto sim_speed = kubelet::SimSpeed::parse(flags.sim_speed);
+  if (!sim_speed) {
+    fmt::print(stderr, "troupe serve: {}\n", sim_speed.error().describe());
+    return 2;
+  }
+
   apiserver::SqliteObjectStoreOptions store_options;
   store_options.data_dir = flags.data_dir;
   auto store = apiserver::SqliteObjectStore::open(store_options);
@@ -74,9 +83,23 @@ int runServe(const ServeFlags& flags) {
   fmt::print("troupe serve: listening on https://{}:{}, kubeconfig {}\n", options.address,
              server.port(), server.kubeconfigPath());
   std::fflush(stdout);
+  // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md).
+  std::unique_ptr<kubelet::StandaloneKubelets> kubelets;
+  if (!flags.no_kubelets) {
+    kubelet::SimulatedClusterOptions kubelet_options;
+    kubelet_options.speed = *sim_speed;
+    auto started = kubelet::StandaloneKubelets::start(server.kubeconfigPath(), kubelet_options);
+    if (!started) {
+      fmt::print(stderr, "troupe serve: simulated kubelets: {}\n", started.error().describe());
+      server.stop();
+      return 1;
+    }
+    kubelets = std::move(started.value());
+  }
   int received = 0;
   sigwait(&signals, &received);
   log::info("stopping", {{"signal", received}});
+  if (kubelets) kubelets->stop();
   server.stop();
   return 0;
 }
@@ -100,6 +123,12 @@ void addServeCommand(CLI::App& app) {
                   "Kubernetes minor version reported by /version (kubectl's dispatcher picks "
                   "kubectl 1.<minor>)")
       ->capture_default_str();
+  cmd->add_option("--sim-speed", flags->sim_speed,
+                  "How many times faster than the wall clock the simulated kubelets' time "
+                  "passes (pod start, run and stop durations are divided by it)")
+      ->capture_default_str();
+  cmd->add_flag("--no-kubelets", flags->no_kubelets,
+                "Do not run the simulated kubelets (pods stay as the API leaves them)");
   cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });
 }
 
