@@ -114,6 +114,9 @@ ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens, VersionInfo v
               [&registry](const http::Request&, const RouteParams& p) {
                 return handleResourceList(registry, p.at("group"), p.at("version"));
               });
+  routes_.add("GET", "/openapi/v2", [this](const http::Request& request, const RouteParams&) {
+    return handleOpenApiV2(request, version_.git_version);
+  });
   routes_.add("GET", "/openapi/v3", [&registry](const http::Request&, const RouteParams&) {
     return handleOpenApiV3Index(registry);
   });

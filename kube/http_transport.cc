@@ -390,7 +390,9 @@ ApiResult<HttpResponse> HttpTransport::stream(
     while (!parser.is_done()) {
       parser.get().body().data = chunk;
       parser.get().body().size = sizeof chunk;
-      http::async_read(stream, c->buffer, parser, [&](error_code e, std::size_t) { ec = e; });
+      // read_some: hand over each piece as it arrives. async_read would wait until the
+      // buffer is full or the stream ends, holding watch events back for minutes.
+      http::async_read_some(stream, c->buffer, parser, [&](error_code e, std::size_t) { ec = e; });
       c->run();
       if (ec == http::error::need_buffer) ec = {};
       const std::size_t n = sizeof chunk - parser.get().body().size;

@@ -15,5 +15,6 @@ void addVersionCommand(CLI::App& app);
 void addValidateCommand(CLI::App& app);
 void addSimCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
+void addServeCommand(CLI::App& app);
 
 }  // namespace troupe::cli

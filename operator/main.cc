@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   troupe::cli::addValidateCommand(app);
   troupe::cli::addSimCommand(app);
   troupe::cli::addBenchCommand(app);
+  troupe::cli::addServeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -181,4 +181,46 @@ http::Response handleOpenApiV3Document(const ResourceRegistry& registry, const s
   return response;
 }
 
+namespace {
+
+void appendVarint(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+// One length-delimited protobuf field (wire type 2).
+void appendField(std::string& out, int field, const std::string& bytes) {
+  appendVarint(out, static_cast<std::uint64_t>(field) << 3 | 2);
+  appendVarint(out, bytes.size());
+  out += bytes;
+}
+
+}  // namespace
+
+http::Response handleOpenApiV2(const http::Request& request, const std::string& version) {
+  // kubectl asks for gnostic's protobuf encoding of the Swagger document and parses it
+  // before apply and explain; it needs the document, not its definitions (custom
+  // resources are described by OpenAPI v3). So: openapi.v2.Document{swagger: "2.0",
+  // info: {title, version}} by hand, with the two fields kubectl reads.
+  if (request.header("accept").find("protobuf") != std::string::npos) {
+    std::string info;
+    appendField(info, 1, "Kubernetes");
+    appendField(info, 2, version);
+    std::string document;
+    appendField(document, 1, "2.0");
+    appendField(document, 2, info);
+    http::Response response;
+    response.content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+    response.body = std::move(document);
+    return response;
+  }
+  return jsonResponse(200, {{"swagger", "2.0"},
+                            {"info", {{"title", "Kubernetes"}, {"version", version}}},
+                            {"paths", json::object()},
+                            {"definitions", json::object()}});
+}
+
 }  // namespace troupe::apiserver

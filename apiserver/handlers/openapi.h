@@ -6,10 +6,12 @@
 #include "apiserver/registry/resource_registry.h"
 
 // OpenAPI v3 for the custom resources (what `kubectl explain` and client-side apply
-// read): the index at /openapi/v3 and one document per group/version. /openapi/v2 is
-// answered 404, which kubectl treats as "no v2 schema" and gets on with.
+// read): the index at /openapi/v3 and one document per group/version. /openapi/v2 is an
+// empty document: kubectl must be able to fetch it, and reads nothing from it.
 namespace troupe::apiserver {
 
+// /openapi/v2: an empty Swagger document (protobuf or JSON, as asked).
+http::Response handleOpenApiV2(const http::Request& request, const std::string& version);
 http::Response handleOpenApiV3Index(const ResourceRegistry& registry);
 http::Response handleOpenApiV3Document(const ResourceRegistry& registry, const std::string& path);
 // The document for one group/version, built from the CRD schemas.

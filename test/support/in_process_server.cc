@@ -23,7 +23,7 @@ std::string fixture(const std::string& name) {
   return buffer.str();
 }
 
-InProcessServer::InProcessServer() {
+InProcessServer::InProcessServer(std::string kube_minor) {
   std::string crds = dir_.path() + "/crds";
   std::filesystem::create_directories(crds);
   std::ofstream(crds + "/trainingjobs.yaml") << fixture("crd-trainingjobs.yaml");
@@ -39,6 +39,8 @@ InProcessServer::InProcessServer() {
   options.io_threads = 1;
   options.worker_threads = 2;
   options.body_limit = 64 * 1024;
+  options.version.minor = kube_minor;
+  options.version.git_version = "v1." + kube_minor + ".0-troupe";
   server_ =
       std::make_unique<apiserver::StandaloneServer>(options, std::make_unique<MemoryObjectStore>());
   auto started = server_->start();

@@ -15,7 +15,7 @@ namespace troupe::testing {
 
 class InProcessServer {
  public:
-  InProcessServer();
+  explicit InProcessServer(std::string kube_minor = "28");
   ~InProcessServer();
 
   int port() const { return static_cast<int>(server_->port()); }

@@ -1,0 +1,357 @@
+#include "kubelet/simulated_cluster.h"
+
+#include "common/log.h"
+#include "kubelet/node_status.h"
+#include "kubelet/pod_status.h"
+
+namespace troupe::kubelet {
+
+namespace {
+
+using json = nlohmann::json;
+namespace res = kube::resources;
+
+constexpr std::string_view kPodPrefix = "pod/";
+constexpr std::string_view kNodePrefix = "node/";
+
+std::string nameOf(const json& object) {
+  return object.value("metadata", json::object()).value("name", "");
+}
+std::string nsOf(const json& object) {
+  return object.value("metadata", json::object()).value("namespace", "");
+}
+std::string uidOf(const json& object) {
+  return object.value("metadata", json::object()).value("uid", "");
+}
+std::string nodeNameOf(const json& pod) {
+  return pod.value("spec", json::object()).value("nodeName", "");
+}
+
+kube::WriteOptions writeOptions() {
+  kube::WriteOptions options;
+  options.field_manager = "troupe-kubelet";
+  return options;
+}
+
+kube::InformerOptions informerOptions() {
+  kube::InformerOptions options;
+  options.page_size = 500;
+  return options;
+}
+
+// What of a node decides its pods' fate: readiness and the failure flag.
+bool podsCare(const json& old_node, const json& new_node) {
+  return nodeHealth(old_node) != nodeHealth(new_node) ||
+         failureRequested(old_node) != failureRequested(new_node);
+}
+
+}  // namespace
+
+SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOptions options,
+                                   const TimeSource& clock)
+    : client_(client),
+      options_(std::move(options)),
+      clock_(clock),
+      nodes_(client, res::kNodes, "", informerOptions()),
+      pods_(client, res::kPods, "", informerOptions()) {
+  pods_.addIndex("node", kube::indexByNodeName());
+  auto queue_pod = [this](const kube::ObjectPtr& pod) {
+    if (!nodeNameOf(*pod).empty()) queue_.add(std::string(kPodPrefix) + kube::objectKey(*pod));
+  };
+  pods_.addHandlers({.on_add = queue_pod,
+                     .on_update = [queue_pod](const kube::ObjectPtr&,
+                                              const kube::ObjectPtr& pod) { queue_pod(pod); },
+                     .on_delete =
+                         [this](const kube::ObjectPtr& pod) {
+                           std::lock_guard lock(mu_);
+                           pods_memory_.erase(uidOf(*pod));
+                         }});
+  nodes_.addHandlers({.on_add =
+                          [this](const kube::ObjectPtr& node) {
+                            std::string name = nameOf(*node);
+                            {
+                              std::lock_guard lock(mu_);
+                              deleted_nodes_.erase(name);
+                            }
+                            queue_.add(std::string(kNodePrefix) + name);
+                            queuePodsOf(name);
+                          },
+                      .on_update =
+                          [this](const kube::ObjectPtr& old_node, const kube::ObjectPtr& node) {
+                            std::string name = nameOf(*node);
+                            queue_.add(std::string(kNodePrefix) + name);
+                            if (podsCare(*old_node, *node)) queuePodsOf(name);
+                          },
+                      .on_delete =
+                          [this](const kube::ObjectPtr& node) {
+                            std::string name = nameOf(*node);
+                            {
+                              std::lock_guard lock(mu_);
+                              deleted_nodes_.insert(name);
+                              last_heartbeat_.erase(name);
+                              last_lease_.erase(name);
+                            }
+                            queuePodsOf(name);
+                          }});
+}
+
+SimulatedCluster::~SimulatedCluster() { stop(); }
+
+Status SimulatedCluster::start(std::chrono::milliseconds sync_timeout) {
+  // Nodes first: a pod is only judged once its node's state is known.
+  nodes_.start();
+  if (!nodes_.waitForSync(sync_timeout)) {
+    nodes_.stop();
+    return makeError(ErrorCode::Timeout, "", "simulated kubelets: could not list nodes");
+  }
+  pods_.start();
+  if (!pods_.waitForSync(sync_timeout)) {
+    stop();
+    return makeError(ErrorCode::Timeout, "", "simulated kubelets: could not list pods");
+  }
+  running_ = true;
+  int workers = std::max(1, options_.workers);
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
+  log::info("simulated kubelets started", {{"nodes", nodes_.cache().size()},
+                                           {"pods", pods_.cache().size()},
+                                           {"speed", options_.speed.factor()},
+                                           {"workers", workers}});
+  return {};
+}
+
+void SimulatedCluster::stop() {
+  pods_.stop();
+  nodes_.stop();
+  queue_.shutDown();
+  workers_.clear();  // joins
+  running_ = false;
+}
+
+SimulatedClusterStats SimulatedCluster::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void SimulatedCluster::work() {
+  while (auto key = queue_.get()) {
+    process(*key);
+    queue_.done(*key);
+  }
+}
+
+void SimulatedCluster::process(const std::string& key) {
+  bool ok = true;
+  if (key.rfind(kPodPrefix, 0) == 0) {
+    ok = processPod(key.substr(kPodPrefix.size()));
+  } else if (key.rfind(kNodePrefix, 0) == 0) {
+    ok = processNode(key.substr(kNodePrefix.size()));
+  }
+  if (ok) {
+    queue_.forget(key);
+  } else {
+    queue_.addRateLimited(key);
+  }
+}
+
+void SimulatedCluster::queuePodsOf(const std::string& node_name) {
+  for (const auto& pod : pods_.cache().byIndex("node", node_name))
+    queue_.add(std::string(kPodPrefix) + kube::objectKey(*pod));
+}
+
+NodeHealth SimulatedCluster::healthOf(const std::string& node_name) const {
+  {
+    std::lock_guard lock(mu_);
+    if (deleted_nodes_.count(node_name)) return NodeHealth::Deleted;
+  }
+  auto node = nodes_.cache().get(node_name);
+  if (!node) return NodeHealth::Unknown;
+  return nodeHealth(*node);
+}
+
+PodMemory SimulatedCluster::memoryOf(const json& pod, Time now) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = pods_memory_.try_emplace(uidOf(pod));
+  if (inserted) it->second.first_seen_bound = now;
+  return it->second;
+}
+
+bool SimulatedCluster::processPod(const std::string& key) {
+  auto cached = pods_.cache().get(key);
+  if (!cached) return true;
+  json pod = *cached;
+  for (int attempt = 0; attempt < options_.conflict_attempts; ++attempt) {
+    Time now = clock_.now();
+    std::string name = nameOf(pod);
+    kube::ObjectRef ref{res::kPods, nsOf(pod), name, ""};
+    PodDecision decision =
+        decidePod(pod, healthOf(nodeNameOf(pod)),
+                  nodeNameOf(pod).empty() ? PodMemory{} : memoryOf(pod, now), now, options_.speed);
+    switch (decision.action) {
+      case PodAction::Ignore: return true;
+      case PodAction::Wait:
+        queue_.addAfter(std::string(kPodPrefix) + key, decision.wait);
+        return true;
+      case PodAction::Remove: {
+        kube::DeleteOptions options;
+        options.grace_period_seconds = 0;
+        options.precondition_uid = uidOf(pod);
+        auto removed = client_.remove(ref, options);
+        if (removed || removed.error().isNotFound()) {
+          std::lock_guard lock(mu_);
+          if (removed) ++stats_.removed;
+          return true;
+        }
+        if (!removed.error().isConflict()) {
+          log::warn("simulated kubelet: delete failed",
+                    {{"pod", key}, {"error", removed.error().describe()}});
+          std::lock_guard lock(mu_);
+          ++stats_.errors;
+          return false;
+        }
+        break;  // another pod of that name: read again
+      }
+      case PodAction::Start:
+      case PodAction::Exit:
+      case PodAction::FailNodeLost:
+      case PodAction::FailInvalid: {
+        json status;
+        if (decision.action == PodAction::Start) status = runningStatus(pod, now);
+        if (decision.action == PodAction::Exit) status = exitedStatus(pod, decision.exit_code, now);
+        if (decision.action == PodAction::FailNodeLost) status = nodeLostStatus(pod, now);
+        if (decision.action == PodAction::FailInvalid)
+          status = invalidSimulationStatus(pod, decision.message, now);
+        json next = pod;
+        next["status"] = std::move(status);
+        ref.subresource = "status";
+        auto written = kube::updateStatus(client_, ref, next, writeOptions());
+        if (written) {
+          std::lock_guard lock(mu_);
+          switch (decision.action) {
+            case PodAction::Start:
+              ++stats_.started;
+              pods_memory_[uidOf(pod)].started = now;
+              break;
+            case PodAction::Exit: ++stats_.exited; break;
+            case PodAction::FailNodeLost: ++stats_.node_lost; break;
+            default: break;
+          }
+          return true;
+        }
+        if (written.error().isNotFound()) return true;
+        if (!written.error().isConflict()) {
+          log::warn("simulated kubelet: status write failed",
+                    {{"pod", key},
+                     {"action", podActionName(decision.action)},
+                     {"error", written.error().describe()}});
+          std::lock_guard lock(mu_);
+          ++stats_.errors;
+          return false;
+        }
+        break;
+      }
+    }
+    // 409: someone wrote the pod since it was read. Read it again and decide again.
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.conflicts;
+    }
+    ref.subresource.clear();
+    auto fresh = client_.get(ref);
+    if (!fresh) return fresh.error().isNotFound();
+    pod = std::move(fresh.value());
+  }
+  return false;
+}
+
+bool SimulatedCluster::processNode(const std::string& name) {
+  auto cached = nodes_.cache().get(name);
+  if (!cached) return true;
+  json node = *cached;
+  Time now = clock_.now();
+  bool heartbeat_due = true;
+  {
+    std::lock_guard lock(mu_);
+    auto last = last_heartbeat_.find(name);
+    heartbeat_due = last == last_heartbeat_.end() || now - last->second >= options_.node_heartbeat;
+  }
+  kube::ObjectRef ref{res::kNodes, "", name, "status"};
+  for (int attempt = 0;; ++attempt) {
+    auto status = nodeStatusUpdate(node, now, heartbeat_due);
+    if (!status) break;
+    json next = node;
+    next["status"] = std::move(*status);
+    auto written = kube::updateStatus(client_, ref, next, writeOptions());
+    if (written) {
+      std::lock_guard lock(mu_);
+      last_heartbeat_[name] = now;
+      ++stats_.node_writes;
+      break;
+    }
+    if (written.error().isNotFound()) return true;
+    if (!written.error().isConflict() || attempt + 1 >= options_.conflict_attempts) {
+      log::warn("simulated kubelet: node status write failed",
+                {{"node", name}, {"error", written.error().describe()}});
+      std::lock_guard lock(mu_);
+      ++stats_.errors;
+      return false;
+    }
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.conflicts;
+    }
+    auto fresh = client_.get({res::kNodes, "", name, ""});
+    if (!fresh) return fresh.error().isNotFound();
+    node = std::move(fresh.value());
+  }
+  bool lease_ok = true;
+  if (options_.lease_renewal.count() > 0 && !failureRequested(node))
+    lease_ok = renewLease(node, now);
+  auto period = options_.node_heartbeat;
+  if (options_.lease_renewal.count() > 0) period = std::min(period, options_.lease_renewal);
+  queue_.addAfter(std::string(kNodePrefix) + name, period);
+  return lease_ok;
+}
+
+bool SimulatedCluster::renewLease(const json& node, Time now) {
+  std::string name = nameOf(node);
+  bool namespace_ready = false;
+  {
+    std::lock_guard lock(mu_);
+    auto last = last_lease_.find(name);
+    if (last != last_lease_.end() && now - last->second < options_.lease_renewal) return true;
+    namespace_ready = lease_namespace_ready_;
+  }
+  const std::string ns(kNodeLeaseNamespace);
+  if (!namespace_ready) {
+    json namespace_object = {
+        {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+    auto made = client_.create(res::kNamespaces, "", namespace_object, {});
+    if (!made && !made.error().isAlreadyExists()) {
+      log::warn("simulated kubelet: cannot create namespace",
+                {{"namespace", ns}, {"error", made.error().describe()}});
+      return false;
+    }
+    std::lock_guard lock(mu_);
+    lease_namespace_ready_ = true;
+  }
+  json lease = nodeLease(node, now);
+  kube::ObjectRef ref{res::kLeases, ns, name, ""};
+  auto patched = client_.patch(ref, {{"spec", lease["spec"]}}, kube::PatchOptions{});
+  if (!patched && patched.error().isNotFound()) {
+    auto made = client_.create(res::kLeases, ns, lease, writeOptions());
+    if (!made && !made.error().isAlreadyExists()) {
+      log::warn("simulated kubelet: lease create failed",
+                {{"node", name}, {"error", made.error().describe()}});
+      return false;
+    }
+  } else if (!patched) {
+    log::warn("simulated kubelet: lease renewal failed",
+              {{"node", name}, {"error", patched.error().describe()}});
+    return false;
+  }
+  std::lock_guard lock(mu_);
+  last_lease_[name] = now;
+  return true;
+}
+
+}  // namespace troupe::kubelet

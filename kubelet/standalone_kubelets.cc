@@ -1,0 +1,45 @@
+#include "kubelet/standalone_kubelets.h"
+
+#include "kube/beast_kube_client.h"
+#include "kube/kubeconfig.h"
+
+namespace troupe::kubelet {
+
+struct StandaloneKubelets::Parts {
+  SystemTimeSource clock;
+  std::unique_ptr<kube::BeastKubeClient> client;
+  std::unique_ptr<SimulatedCluster> cluster;
+};
+
+Result<std::unique_ptr<StandaloneKubelets>> StandaloneKubelets::start(
+    const std::string& kubeconfig, SimulatedClusterOptions options) {
+  kube::KubeconfigOptions source;
+  source.explicit_path = kubeconfig;
+  auto config = kube::loadKubeconfig(source);
+  if (!config) return config.error();
+  // Thousands of pods change state in bursts (a gang starts or ends at once); the
+  // server is local, so the client-side limit only guards against runaway loops.
+  config->qps = 1000;
+  config->burst = 2000;
+  config->max_idle_connections = options.workers + 4;
+  config->user_agent = "troupe-kubelet (simulated)";
+  auto client = kube::BeastKubeClient::create(*config);
+  if (!client) return client.error();
+
+  std::unique_ptr<StandaloneKubelets> kubelets(new StandaloneKubelets());
+  kubelets->parts_ = std::make_unique<Parts>();
+  Parts& parts = *kubelets->parts_;
+  parts.client = std::move(client.value());
+  parts.cluster = std::make_unique<SimulatedCluster>(*parts.client, options, parts.clock);
+  kubelets->cluster_ = parts.cluster.get();
+  if (auto started = parts.cluster->start(); !started) return started.error();
+  return kubelets;
+}
+
+StandaloneKubelets::~StandaloneKubelets() { stop(); }
+
+void StandaloneKubelets::stop() {
+  if (parts_ && parts_->cluster) parts_->cluster->stop();
+}
+
+}  // namespace troupe::kubelet

@@ -1,0 +1,135 @@
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "apiserver/standalone_server.h"
+#include "apiserver/storage/sqlite_object_store.h"
+#include "common/log.h"
+#include "kubelet/standalone_kubelets.h"
+#include "operator/commands.h"
+
+namespace troupe::cli {
+
+namespace {
+
+struct ServeFlags {
+  std::string data_dir = "./troupe-data";
+  std::string listen = "127.0.0.1:6443";
+  std::string cluster = "examples/cluster.yaml";
+  std::vector<std::string> crd_dirs;
+  std::string kube_minor = "28";
+  double sim_speed = 1;
+  bool no_kubelets = false;
+};
+
+int runServe(const ServeFlags& flags) {
+  auto listen = apiserver::parseListen(flags.listen);
+  if (!listen) {
+    fmt::print(stderr, "troupe serve: {}\n", listen.error().describe());
+    return 2;
+  }
+  if (flags.kube_minor.empty() ||
+      flags.kube_minor.find_first_not_of("0123456789") != std::string::npos) {
+    fmt::print(stderr, "troupe serve: --kube-minor: must be a number such as 28, got \"{}\"\n",
+               flags.kube_minor);
+    return 2;
+  }
+  apiserver::StandaloneOptions options;
+  options.data_dir = flags.data_dir;
+  options.address = listen->first;
+  options.port = listen->second;
+  options.cluster_file = flags.cluster;
+  if (!options.cluster_file.empty() && !std::filesystem::exists(options.cluster_file)) {
+    if (flags.cluster == ServeFlags{}.cluster) {
+      options.cluster_file.clear();  // the default file is optional
+    } else {
+      fmt::print(stderr, "troupe serve: --cluster: file not found: {}\n", flags.cluster);
+      return 2;
+    }
+  }
+  options.crd_dirs = flags.crd_dirs;
+  if (options.crd_dirs.empty() && std::filesystem::is_directory("crds"))
+    options.crd_dirs = {"crds"};
+  options.version.minor = flags.kube_minor;
+  options.version.git_version = "v1." + flags.kube_minor + ".0-troupe";
+
+  auto sim_speed = kubelet::SimSpeed::parse(flags.sim_speed);
+  if (!sim_speed) {
+    fmt::print(stderr, "troupe serve: {}\n", sim_speed.error().describe());
+    return 2;
+  }
+
+  apiserver::SqliteObjectStoreOptions store_options;
+  store_options.data_dir = flags.data_dir;
+  auto store = apiserver::SqliteObjectStore::open(store_options);
+  if (!store) {
+    fmt::print(stderr, "troupe serve: {}\n", store.error().describe());
+    return 1;
+  }
+
+  // SIGTERM and SIGINT are taken by sigwait below, on this thread only.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  apiserver::StandaloneServer server(options, std::move(store.value()));
+  if (auto started = server.start(); !started) {
+    fmt::print(stderr, "troupe serve: {}\n", started.error().describe());
+    return 1;
+  }
+  fmt::print("troupe serve: listening on https://{}:{}, kubeconfig {}\n", options.address,
+             server.port(), server.kubeconfigPath());
+  std::fflush(stdout);
+  // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md).
+  std::unique_ptr<kubelet::StandaloneKubelets> kubelets;
+  if (!flags.no_kubelets) {
+    kubelet::SimulatedClusterOptions kubelet_options;
+    kubelet_options.speed = *sim_speed;
+    auto started = kubelet::StandaloneKubelets::start(server.kubeconfigPath(), kubelet_options);
+    if (!started) {
+      fmt::print(stderr, "troupe serve: simulated kubelets: {}\n", started.error().describe());
+      server.stop();
+      return 1;
+    }
+    kubelets = std::move(started.value());
+  }
+  int received = 0;
+  sigwait(&signals, &received);
+  log::info("stopping", {{"signal", received}});
+  if (kubelets) kubelets->stop();
+  server.stop();
+  return 0;
+}
+
+}  // namespace
+
+void addServeCommand(CLI::App& app) {
+  auto flags = std::make_shared<ServeFlags>();
+  auto* cmd = app.add_subcommand(
+      "serve", "Run the Kubernetes-compatible API server on SQLite (standalone mode)");
+  cmd->add_option("--data-dir", flags->data_dir,
+                  "Directory for the database, certificate, tokens and kubeconfig")
+      ->capture_default_str();
+  cmd->add_option("--listen", flags->listen, "ADDRESS:PORT to serve HTTPS on")
+      ->capture_default_str();
+  cmd->add_option("--cluster", flags->cluster, "YAML file of Node objects to create at start")
+      ->capture_default_str();
+  cmd->add_option("--crds", flags->crd_dirs,
+                  "Directory of CRD manifests (*.yaml) applied at start (default: ./crds)");
+  cmd->add_option("--kube-minor", flags->kube_minor,
+                  "Kubernetes minor version reported by /version (kubectl's dispatcher picks "
+                  "kubectl 1.<minor>)")
+      ->capture_default_str();
+  cmd->add_option("--sim-speed", flags->sim_speed,
+                  "How many times faster than the wall clock the simulated kubelets' time "
+                  "passes (pod start, run and stop durations are divided by it)")
+      ->capture_default_str();
+  cmd->add_flag("--no-kubelets", flags->no_kubelets,
+                "Do not run the simulated kubelets (pods stay as the API leaves them)");
+  cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });
+}
+
+}  // namespace troupe::cli

@@ -1,0 +1,86 @@
+#include "test/support/serve_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "test/support/in_process_server.h"
+
+namespace troupe::testing {
+
+std::string troupeBinary() { return std::string(TROUPE_BINARY_DIR) + "/operator/troupe"; }
+
+ServeProcess::ServeProcess(std::string kube_minor, std::string data_dir)
+    : kube_minor_(std::move(kube_minor)), data_dir_(std::move(data_dir)) {
+  if (data_dir_.empty()) data_dir_ = temp_.path() + "/data";
+  std::filesystem::create_directories(temp_.path() + "/crds");
+  std::ofstream(temp_.path() + "/crds/trainingjobs.yaml") << fixture("crd-trainingjobs.yaml");
+}
+
+ServeProcess::~ServeProcess() {
+  if (pid_ > 0) stop();
+}
+
+std::string ServeProcess::log() const {
+  std::ifstream in(temp_.path() + "/serve.log");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool ServeProcess::start() {
+  port_ = freePort();
+  std::string log_file = temp_.path() + "/serve.log";
+  std::string listen = "127.0.0.1:" + std::to_string(port_);
+  std::string crds = temp_.path() + "/crds";
+  pid_ = fork();
+  if (pid_ == 0) {
+    int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::string binary = troupeBinary();
+    execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data_dir_.c_str(), "--listen",
+          listen.c_str(), "--crds", crds.c_str(), "--kube-minor", kube_minor_.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 200; ++i) {
+    HttpCall call;
+    call.path = "/readyz";
+    call.max_seconds = 2;
+    if (httpsRequest(port_, call).status == 200) return true;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+int ServeProcess::stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 200; ++i) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  return -1;
+}
+
+}  // namespace troupe::testing

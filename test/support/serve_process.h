@@ -1,0 +1,41 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "test/support/https_client.h"
+
+// The real `troupe serve` executable as a child process on a free 127.0.0.1 port, with
+// its own data directory (SQLite store) and the recorded TrainingJob CRD.
+namespace troupe::testing {
+
+class ServeProcess {
+ public:
+  // `data_dir` empty: a fresh temp dir owned by this object.
+  explicit ServeProcess(std::string kube_minor = "28", std::string data_dir = "");
+  ~ServeProcess();
+
+  // Starts and waits until /readyz answers ok (at most ~20 s); false if it did not.
+  bool start();
+  // SIGTERM, then waits for the exit; returns the exit status (-1 if it had to be killed).
+  int stop();
+
+  int port() const { return port_; }
+  const std::string& dataDir() const { return data_dir_; }
+  std::string kubeconfig() const { return data_dir_ + "/kubeconfig"; }
+  const std::string& workDir() const { return temp_.path(); }
+  std::string log() const;
+
+ private:
+  TempDir temp_;
+  std::string kube_minor_;
+  std::string data_dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+// Path of the built `troupe` executable.
+std::string troupeBinary();
+
+}  // namespace troupe::testing
