@@ -13,5 +13,6 @@ struct CommandExit {
 
 void addVersionCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);
+void addValidateCommand(CLI::App& app);
 
 }  // namespace troupe::cli

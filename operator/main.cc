@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   troupe::cli::addVersionCommand(app);
   troupe::cli::addServeCommand(app);
+  troupe::cli::addValidateCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <string_view>
+
+// Every label, annotation, name and resource string Troupe reads or writes, in one place.
+// docs/api.md explains each one.
+namespace troupe::api {
+
+// The API group and version of Troupe's kinds.
+inline constexpr std::string_view kGroup = "troupe.dev";
+inline constexpr std::string_view kVersion = "v1alpha1";
+inline constexpr std::string_view kApiVersion = "troupe.dev/v1alpha1";
+
+inline constexpr std::string_view kTrainingJobKind = "TrainingJob";
+inline constexpr std::string_view kQueueKind = "Queue";
+inline constexpr std::string_view kPodGroupKind = "PodGroup";
+inline constexpr std::string_view kTrainingJobResource = "trainingjobs";
+inline constexpr std::string_view kQueueResource = "queues";
+inline constexpr std::string_view kPodGroupResource = "podgroups";
+
+// Pods with this spec.schedulerName are placed by Troupe, not by kube-scheduler.
+inline constexpr std::string_view kSchedulerName = "troupe";
+// The GPU extended resource (NVIDIA device plugin).
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kCpuResource = "cpu";
+inline constexpr std::string_view kMemoryResource = "memory";
+inline constexpr std::string_view kPodsResource = "pods";
+
+// Node labels: the topology levels gang placement packs into (spec.topology.level).
+inline constexpr std::string_view kRackLabel = "troupe.dev/rack";
+inline constexpr std::string_view kBlockLabel = "troupe.dev/block";
+inline constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
+
+// Pod labels. A plain pod joins a PodGroup with kPodGroupLabel; pods Troupe creates for a
+// TrainingJob carry the job's name and their replica index.
+inline constexpr std::string_view kPodGroupLabel = "troupe.dev/pod-group";
+inline constexpr std::string_view kJobNameLabel = "troupe.dev/job-name";
+inline constexpr std::string_view kReplicaIndexLabel = "troupe.dev/replica-index";
+
+// Node annotation: GPU indices grouped by NVLink island and by NUMA node, as JSON:
+// {"nvlinkIslands":[[0,1,2,3],[4,5,6,7]],"numa":[[0,1,2,3],[4,5,6,7]]} (api/gpu_topology.h).
+inline constexpr std::string_view kGpuTopologyAnnotation = "troupe.dev/gpu-topology";
+// Pod annotation written at binding: the GPU indices the pod got on its node, "0,1,2,3".
+inline constexpr std::string_view kGpuIndicesAnnotation = "troupe.dev/gpu-indices";
+
+// Pod annotations read by the simulated kubelet in standalone mode: how long the pod runs
+// (seconds, a decimal) and the exit code it ends with (0 = Succeeded, otherwise Failed).
+inline constexpr std::string_view kSimDurationAnnotation = "troupe.dev/sim-duration-seconds";
+inline constexpr std::string_view kSimExitCodeAnnotation = "troupe.dev/sim-exit-code";
+
+// Finalizer on TrainingJobs so their pods are cleaned up before the job disappears.
+inline constexpr std::string_view kJobFinalizer = "troupe.dev/cleanup";
+
+// TrainingJob and PodGroup condition types.
+inline constexpr std::string_view kConditionAdmitted = "Admitted";
+inline constexpr std::string_view kConditionRunning = "Running";
+inline constexpr std::string_view kConditionPreempted = "Preempted";
+inline constexpr std::string_view kConditionFinished = "Finished";
+// Queue condition type.
+inline constexpr std::string_view kConditionReady = "Ready";
+
+// status.pending.reason values: why a job is not running (docs/api.md).
+inline constexpr std::string_view kPendingQueueNotFound = "QueueNotFound";
+inline constexpr std::string_view kPendingQueueLimitExceeded = "QueueLimitExceeded";
+inline constexpr std::string_view kPendingOverFairShare = "OverFairShare";
+inline constexpr std::string_view kPendingInsufficientCapacity = "InsufficientCapacity";
+inline constexpr std::string_view kPendingTopologyUnsatisfiable = "TopologyUnsatisfiable";
+inline constexpr std::string_view kPendingWaitingForPreemption = "WaitingForPreemption";
+inline constexpr std::string_view kPendingBackfilled = "Backfilled";
+inline constexpr std::string_view kPendingSuspended = "Suspended";
+
+}  // namespace troupe::api

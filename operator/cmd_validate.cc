@@ -1,0 +1,258 @@
+// `troupe validate -f PATH...`: check manifests the way the API server would, before
+// applying them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "api/core/node.h"
+#include "api/core/pod.h"
+#include "api/core/priority_class.h"
+#include "api/crd_manifests.h"
+#include "api/field_error.h"
+#include "api/names.h"
+#include "api/pod_group.h"
+#include "api/queue.h"
+#include "api/status.h"
+#include "api/training_job.h"
+#include "api/validated.h"
+#include "api/well_known.h"
+#include "api/yaml.h"
+#include "openapi/schema.h"
+#include "operator/commands.h"
+
+namespace troupe::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Options {
+  std::vector<std::string> paths;
+  bool recursive = false;
+  bool strict = false;
+};
+
+// The CRD schemas compiled into the binary, loaded once.
+class CrdSchemas {
+ public:
+  CrdSchemas() {
+    for (const auto& manifest : api::crdManifests()) {
+      auto doc = api::parseYaml(manifest.yaml);
+      TROUPE_CHECK(doc.ok(), "compiled-in CRD {} does not parse: {}", manifest.file,
+                   doc.error().describe());
+      auto schema =
+          openapi::Schema::fromJson((*doc)["spec"]["versions"][0]["schema"]["openAPIV3Schema"],
+                                    "spec.versions[0].schema.openAPIV3Schema");
+      TROUPE_CHECK(schema.ok(), "compiled-in CRD {} is not structural: {}", manifest.file,
+                   schema.error().describe());
+      schemas_.emplace(std::string(manifest.kind), std::move(*schema));
+    }
+  }
+  const openapi::Schema* find(const std::string& kind) const {
+    auto it = schemas_.find(kind);
+    return it == schemas_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, openapi::Schema> schemas_;
+};
+
+// "trainingjob.troupe.dev/foo", "node/gpu-r1-n1", as kubectl names objects.
+std::string objectName(const json& object) {
+  std::string kind = object.value("kind", "");
+  std::string api_version = object.value("apiVersion", "");
+  std::string lower = kind;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  size_t slash = api_version.find('/');
+  std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  std::string name;
+  if (object.contains("metadata") && object["metadata"].is_object())
+    name = object["metadata"].value("name", object["metadata"].value("generateName", ""));
+  std::string out = (group.empty() ? lower : lower + "." + group) + "/" + name;
+  if (object.contains("metadata") && object["metadata"].is_object() &&
+      object["metadata"].contains("namespace"))
+    out += fmt::format(" (ns {})", object["metadata"].value("namespace", ""));
+  return out;
+}
+
+template <typename T>
+std::vector<Error> checkTroupeKind(const json& object, const openapi::Schema& schema, bool strict,
+                                   std::vector<std::string>& warnings) {
+  auto v = api::decodeAndValidate<T>(object);
+  std::vector<Error> errors = v.errors;
+  json copy = object;
+  for (const auto& field : schema.prune(copy)) {
+    if (strict) {
+      errors.push_back(Error{ErrorCode::Invalid, field, "Forbidden: unknown field"});
+    } else {
+      warnings.push_back(fmt::format("unknown field \"{}\"", field));
+    }
+  }
+  schema.applyDefaults(copy);
+  // The typed rules are the richer ones; the schema speaks when they found nothing, so
+  // that what the API server would refuse is never reported valid.
+  if (errors.empty()) errors = schema.validate(copy);
+  return errors;
+}
+
+std::vector<Error> checkCoreKind(const std::string& kind, const json& object, bool* known) {
+  std::vector<Error> errors;
+  *known = true;
+  if (kind == "Pod") {
+    auto pod = api::core::Pod::fromJson(object, errors);
+    if (errors.empty()) {
+      api::validateObjectMeta(pod.metadata, true, errors);
+      api::core::validatePodSpec(pod.spec, "spec", errors);
+    }
+  } else if (kind == "Node") {
+    auto node = api::core::Node::fromJson(object, errors);
+    if (errors.empty()) {
+      api::validateObjectMeta(node.metadata, false, errors);
+      if (auto topology = node.gpuTopology(); topology && !topology->ok())
+        errors.push_back(topology->error());
+    }
+  } else if (kind == "PriorityClass") {
+    auto pc = api::core::PriorityClass::fromJson(object, errors);
+    if (errors.empty()) api::validateObjectMeta(pc.metadata, false, errors);
+  } else if (kind == "Namespace") {
+    std::vector<Error> decode_errors;
+    auto meta = api::ObjectMeta::fromJson(object.value("metadata", json()), decode_errors);
+    errors = decode_errors;
+    if (errors.empty()) {
+      if (auto why = api::checkDnsLabel(meta.name)) {
+        errors.push_back(api::invalid("metadata.name", meta.name, *why));
+      }
+    }
+  } else {
+    *known = false;
+  }
+  return errors;
+}
+
+std::vector<fs::path> manifestFiles(const std::string& path, bool recursive, int* failures) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (path == "-") return {fs::path("-")};
+  if (fs::is_directory(path, ec)) {
+    auto add = [&](const fs::directory_entry& entry) {
+      auto ext = entry.path().extension();
+      if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+        files.push_back(entry.path());
+    };
+    if (recursive) {
+      for (const auto& entry : fs::recursive_directory_iterator(path, ec)) add(entry);
+    } else {
+      for (const auto& entry : fs::directory_iterator(path, ec)) add(entry);
+    }
+    std::sort(files.begin(), files.end());
+  } else if (fs::exists(path, ec)) {
+    files.push_back(path);
+  } else {
+    fmt::print(stderr, "error: the path \"{}\" does not exist\n", path);
+    ++*failures;
+  }
+  return files;
+}
+
+int run(const Options& options) {
+  CrdSchemas schemas;
+  int failures = 0;
+  int objects = 0;
+  for (const auto& path : options.paths) {
+    for (const auto& file : manifestFiles(path, options.recursive, &failures)) {
+      std::stringstream text;
+      if (file == "-") {
+        text << std::cin.rdbuf();
+      } else {
+        std::ifstream in(file);
+        if (!in) {
+          fmt::print(stderr, "error: cannot read {}\n", file.string());
+          ++failures;
+          continue;
+        }
+        text << in.rdbuf();
+      }
+      auto docs = api::parseYamlDocuments(text.str());
+      if (!docs) {
+        fmt::print("{}: {}\n", file.string(), docs.error().describe());
+        ++failures;
+        continue;
+      }
+      for (const auto& object : *docs) {
+        ++objects;
+        if (!object.is_object() || !object.contains("kind") || !object["kind"].is_string()) {
+          fmt::print("{}: an object without a kind\n", file.string());
+          ++failures;
+          continue;
+        }
+        std::string kind = object["kind"].get<std::string>();
+        std::string api_version = object.value("apiVersion", "");
+        std::string name = objectName(object);
+        std::vector<Error> errors;
+        std::vector<std::string> warnings;
+        bool troupe_group = api_version.rfind(std::string(api::kGroup) + "/", 0) == 0;
+        if (troupe_group && schemas.find(kind) != nullptr) {
+          const openapi::Schema& schema = *schemas.find(kind);
+          if (kind == api::kTrainingJobKind) {
+            errors = checkTroupeKind<api::TrainingJob>(object, schema, options.strict, warnings);
+          } else if (kind == api::kQueueKind) {
+            errors = checkTroupeKind<api::Queue>(object, schema, options.strict, warnings);
+          } else {
+            errors = checkTroupeKind<api::PodGroup>(object, schema, options.strict, warnings);
+          }
+        } else if (troupe_group) {
+          errors.push_back(api::notSupported("kind", kind, {"TrainingJob", "Queue", "PodGroup"}));
+        } else {
+          bool known = false;
+          errors = checkCoreKind(kind, object, &known);
+          if (!known) {
+            fmt::print("{}: not checked (Troupe does not read {})\n", name, kind);
+            continue;
+          }
+        }
+        for (const auto& w : warnings) fmt::print("Warning: {}: {}\n", name, w);
+        if (errors.empty()) {
+          fmt::print("{}: valid\n", name);
+          continue;
+        }
+        ++failures;
+        std::string object_name;
+        if (object.contains("metadata") && object["metadata"].is_object())
+          object_name = object["metadata"].value("name", "");
+        api::StatusTarget target{troupe_group ? std::string(api::kGroup) : "", "", kind,
+                                 object_name};
+        auto status = api::statusFromErrors(errors, target);
+        fmt::print("{}: {}\n", name, status["message"].get<std::string>());
+      }
+    }
+  }
+  if (objects == 0 && failures == 0) {
+    fmt::print(stderr, "error: no objects passed to validate\n");
+    return 1;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void addValidateCommand(CLI::App& app) {
+  auto options = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Check manifests as the API server would: Troupe's kinds against api/ and their CRD "
+      "schemas, and the Pod, Node, PriorityClass and Namespace fields Troupe reads");
+  cmd->add_option("-f,--filename", options->paths,
+                  "Files or folders of YAML or JSON manifests (multi-document); - for stdin")
+      ->required();
+  cmd->add_flag("-R,--recursive", options->recursive, "Descend into folders");
+  cmd->add_flag("--strict", options->strict, "Treat unknown fields as errors");
+  cmd->callback([options] { throw CommandExit{run(*options)}; });
+}
+
+}  // namespace troupe::cli

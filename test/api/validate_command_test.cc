@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+// `troupe validate` run as a real process on real files.
+namespace troupe::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int exit_code = -1;
+  std::string output;
+};
+
+Run troupe(const std::string& args) {
+  std::string command = std::string(TROUPE_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  Run run;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.output.append(buf, n);
+  int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+fs::path writeTemp(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / ("troupe-validate-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / name;
+  std::ofstream(file) << text;
+  return file;
+}
+
+TEST_CASE("troupe validate accepts every example, one line per object", "[api][validate-cmd]") {
+  auto run = troupe("validate -f " + std::string(TROUPE_SOURCE_DIR) + "/examples");
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.output,
+             Catch::Contains("trainingjob.troupe.dev/llama-pretrain (ns team-a): valid\n"));
+  CHECK_THAT(run.output, Catch::Contains("queue.troupe.dev/org: valid\n"));
+  CHECK_THAT(run.output, Catch::Contains("node/gpu-r4-n4: valid\n"));
+  CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 31);  // 31 objects
+}
+
+TEST_CASE("troupe validate prints the apiserver's words for an invalid object and exits 1",
+          "[api][validate-cmd]") {
+  auto file = writeTemp("bad.yaml", R"(apiVersion: troupe.dev/v1alpha1
+kind: TrainingJob
+metadata: {name: bad, namespace: team-a}
+spec:
+  queue: team-a
+  replicas: 4
+  minReplicas: 10
+  template: {spec: {containers: [{name: c, image: i}]}}
+---
+apiVersion: troupe.dev/v1alpha1
+kind: Queue
+metadata: {name: ok}
+spec: {}
+)");
+  auto run = troupe("validate -f " + file.string());
+  INFO(run.output);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.output,
+             Catch::Contains("trainingjob.troupe.dev/bad (ns team-a): TrainingJob.troupe.dev "
+                             "\"bad\" is invalid: spec.minReplicas: Invalid value: 10: must be "
+                             "less than or equal to spec.replicas\n"));
+  CHECK_THAT(run.output, Catch::Contains("queue.troupe.dev/ok: valid\n"));
+}
+
+TEST_CASE("troupe validate warns about unknown fields, and refuses them with --strict",
+          "[api][validate-cmd]") {
+  auto file = writeTemp("typo.yaml", R"(apiVersion: troupe.dev/v1alpha1
+kind: PodGroup
+metadata: {name: g, namespace: team-b}
+spec: {minMember: 2, queue: team-b, minMembers: 3}
+)");
+  auto lenient = troupe("validate -f " + file.string());
+  CHECK(lenient.exit_code == 0);
+  CHECK_THAT(lenient.output, Catch::Contains("unknown field \"spec.minMembers\""));
+  auto strict = troupe("validate --strict -f " + file.string());
+  CHECK(strict.exit_code == 1);
+}
+
+TEST_CASE("troupe validate reports unreadable input instead of crashing", "[api][validate-cmd]") {
+  auto file = writeTemp("broken.yaml", "kind: Queue\nspec: [\n");
+  auto broken = troupe("validate -f " + file.string());
+  CHECK(broken.exit_code == 1);
+  CHECK_THAT(broken.output, Catch::Contains("yaml: line"));
+  auto missing = troupe("validate -f /nonexistent/troupe.yaml");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.output, Catch::Contains("does not exist"));
+}
+
+}  // namespace
+}  // namespace troupe::api
