@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "apiserver/crd_schema_validator.h"
 #include "apiserver/object_meta.h"
 
 namespace troupe::apiserver {
@@ -191,6 +192,8 @@ std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& 
     if (!kinds) {
       causes.push_back({"FieldValueInvalid", kinds.error().message, kinds.error().field_path});
     }
+    auto schema_causes = checkCrdSchemas(object);
+    causes.insert(causes.end(), schema_causes.begin(), schema_causes.end());
   }
   if (kind.custom && validator_) {
     auto more = validator_(kind, object);

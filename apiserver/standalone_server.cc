@@ -9,6 +9,7 @@
 
 #include "apiserver/api_handler.h"
 #include "apiserver/auth/token_file.h"
+#include "apiserver/crd_schema_validator.h"
 #include "apiserver/garbage_collector.h"
 #include "apiserver/handlers/watch.h"
 #include "apiserver/http/https_server.h"
@@ -70,6 +71,7 @@ struct StandaloneServer::State {
   SystemTimeSource clock;
   ResourceRegistry registry;
   std::unique_ptr<ObjectService> objects;
+  CrdSchemaValidator schemas;
   std::unique_ptr<GarbageCollector> gc;
   std::unique_ptr<WatchTicker> ticker;
   std::unique_ptr<ApiHandler> handler;
@@ -86,6 +88,10 @@ StandaloneServer::StandaloneServer(StandaloneOptions options, std::unique_ptr<Ob
   state_->store = std::move(store);
   state_->objects =
       std::make_unique<ObjectService>(*state_->store, state_->registry, state_->clock);
+  CrdSchemaValidator* schemas = &state_->schemas;
+  state_->objects->setSchemaValidator([schemas](const ResourceKind& kind, nlohmann::json& object) {
+    return schemas->check(kind, object);
+  });
 }
 
 StandaloneServer::~StandaloneServer() { stop(); }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -332,6 +333,65 @@ TEST_CASE("binding a pod answers a Success Status, and a second binding conflict
                   R"({"gracePeriodSeconds":0})")
             .status == 200);
   CHECK(server.get("/api/v1/namespaces/fixtures/pods/llama-a-worker-0").status == 404);
+}
+
+}  // namespace
+}  // namespace troupe::testing
+
+namespace troupe::testing {
+namespace {
+
+TEST_CASE("custom resources are pruned, defaulted and validated against the CRD schema",
+          "[apiserver][validation]") {
+  InProcessServer server;
+  createFixturesNamespace(server);
+  struct Case {
+    std::string name, body, want_fixture;
+  };
+  std::vector<Case> cases = {
+      {"schema violations, every one a cause",
+       R"({"apiVersion":"troupe.dev/v1alpha1","kind":"TrainingJob","metadata":{"name":"bad-job","namespace":"fixtures"},"spec":{"queue":"","replicas":0,"minReplicas":"two","gpusPerReplica":-1,"template":"not-an-object","unknownField":true},"status":{"phase":"Exploding"}})",
+       "err-422-schema.json"},
+      {"missing required fields",
+       R"({"apiVersion":"troupe.dev/v1alpha1","kind":"TrainingJob","metadata":{"name":"bad-required","namespace":"fixtures"},"spec":{"gpusPerReplica":1}})",
+       "err-422-required.json"},
+      {"a CEL rule on spec",
+       R"({"apiVersion":"troupe.dev/v1alpha1","kind":"TrainingJob","metadata":{"name":"bad-cel","namespace":"fixtures"},"spec":{"queue":"gpu-high","replicas":2,"minReplicas":3}})",
+       "err-422-cel.json"},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto reply = server.send("POST", kJobs, tc.body);
+      CHECK(reply.status == 422);
+      // The real server's cause order follows Go map iteration; compare them as a set.
+      auto normalise = [](json status) {
+        auto& causes = status["details"]["causes"];
+        std::sort(causes.begin(), causes.end(),
+                  [](const json& a, const json& b) { return a["field"] < b["field"]; });
+        status.erase("message");
+        return status;
+      };
+      auto got = json::parse(reply.body);
+      auto want = json::parse(fixture(tc.want_fixture));
+      CHECK(normalise(got) == normalise(want));
+      CHECK(got["message"].get<std::string>().size() == want["message"].get<std::string>().size());
+    }
+  }
+
+  // gpusPerReplica defaults to 0; an unknown field is pruned.
+  auto created = server.send(
+      "POST", kJobs,
+      R"({"apiVersion":"troupe.dev/v1alpha1","kind":"TrainingJob","metadata":{"name":"llama-c"},"spec":{"queue":"q","replicas":1,"extra":1}})");
+  REQUIRE(created.status == 201);
+  auto object = json::parse(created.body);
+  CHECK(object["spec"]["gpusPerReplica"] == 0);
+  CHECK_FALSE(object["spec"].contains("extra"));
+
+  auto bad_status =
+      server.send("PATCH", std::string(kJobs) + "/llama-c/status",
+                  R"({"status":{"phase":"Exploding"}})", "application/merge-patch+json");
+  CHECK(bad_status.status == 422);
+  CHECK(json::parse(bad_status.body)["details"]["causes"][0]["reason"] == "FieldValueNotSupported");
 }
 
 }  // namespace
