@@ -10,45 +10,11 @@
 #include "common/check.h"
 #include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
+#include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
 
 namespace troupe::queueing {
 namespace {
-
-// Placement outcomes depend only on a pod set's constraints, pod request and topology
-// (for a fixed view of free capacity). Within a cycle free capacity only shrinks, except
-// when a preemption frees some (then the memo is cleared), so "n pods of this kind did
-// not fit" stays true for every count >= n: later gangs of the same kind fail in O(1).
-struct MemoKey {
-  std::int32_t cls = 0;
-  std::int32_t mode = 0;
-  std::int32_t level = -1;
-  QueueId queue = -1;  // preemption memos only: the rules depend on the queue
-  ResourceVector request;
-  friend bool operator==(const MemoKey&, const MemoKey&) = default;
-};
-
-struct MemoKeyHash {
-  std::size_t operator()(const MemoKey& k) const {
-    std::size_t h = std::hash<std::int64_t>{}(k.cls) * 1000003u ^
-                    std::hash<std::int64_t>{}(k.mode * 131 + k.level) ^
-                    std::hash<std::int64_t>{}(k.queue) * 7919u;
-    for (std::size_t r = 0; r < kMaxResources; ++r)
-      h = h * 1099511628211ull ^ std::hash<std::int64_t>{}(k.request[r]);
-    return h;
-  }
-};
-
-struct MemoEntry {
-  std::int64_t min_failing = 0;
-  std::int32_t level = -1;
-  std::int32_t domain = -1;
-  std::int64_t domain_pods = 0;
-  PendingReason reason = PendingReason::NoPlacement;
-  std::string detail;
-};
-
-using Memo = std::unordered_map<MemoKey, MemoEntry, MemoKeyHash>;
 
 bool waitsForCapacity(PendingReason r) {
   switch (r) {
@@ -82,6 +48,7 @@ class Cycle {
     st_.refreshIndexes();
     if (st_.shares_dirty) computeShares();
     restoreReservations();
+    startMemos();
     if (st_.policy.kind == PolicyKind::Fifo) {
       runFifo();
     } else {
@@ -90,9 +57,37 @@ class Cycle {
     }
     explainOrphans();
     report();
+    st_.preempt_alloc_version = st_.alloc_version;
   }
 
  private:
+  // ---- memos kept across cycles ----------------------------------------------------
+
+  void startMemos() {
+    if (st_.memo_node_epoch != st_.node_epoch) {
+      st_.memo_node_epoch = st_.node_epoch;
+      st_.static_ok.clear();
+      st_.static_bad.clear();
+    }
+    // Shares moved, or a protected victim came of age: earlier searches may now succeed.
+    if (st_.preempt_alloc_version != st_.alloc_version || now_ >= st_.protection_expiry) {
+      st_.preempt_memo.clear();
+      ++st_.preempt_generation;
+      st_.protection_expiry = kNever;
+    }
+    syncMemos();
+  }
+
+  // Capacity grew for someone since the memos were filled: forget their failures.
+  void syncMemos() {
+    if (st_.memo_release_version == st_.release_version) return;
+    st_.memo_release_version = st_.release_version;
+    st_.fit_memo.clear();
+    st_.blocked_memo.clear();
+    st_.preempt_memo.clear();
+    ++st_.preempt_generation;
+  }
+
   // ---- fair shares and ordering ------------------------------------------------------
 
   void computeShares() {
@@ -118,8 +113,13 @@ class Cycle {
                          .demand = q.demand});
     }
     const auto shares = computeFairShares(in, st_.usable_capacity);
-    for (std::size_t i = 0; i < order.size(); ++i)
-      st_.queues[static_cast<std::size_t>(order[i])].fair_share = shares[i];
+    bool moved = false;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      ResourceVector& fair = st_.queues[static_cast<std::size_t>(order[i])].fair_share;
+      moved = moved || !(fair == shares[i]);
+      fair = shares[i];
+    }
+    if (moved) ++st_.alloc_version;  // shares are inputs of preemption and ordering
   }
 
   // How far a leaf queue is above its fair share, counting decayed usage: the dominant
@@ -272,14 +272,14 @@ class Cycle {
     o.ignore_reservations = true;
     const auto key = memoKey(g, PlaceOptions{});
     if (key) {
-      auto ok = static_ok_.find(*key);
-      if (ok != static_ok_.end() && ok->second.min_failing >= counts[0]) return true;
-      auto bad = static_bad_.find(*key);
-      if (bad != static_bad_.end() && bad->second.min_failing <= counts[0]) return false;
+      auto ok = st_.static_ok.find(*key);
+      if (ok != st_.static_ok.end() && ok->second.min_failing >= counts[0]) return true;
+      auto bad = st_.static_bad.find(*key);
+      if (bad != st_.static_bad.end() && bad->second.min_failing <= counts[0]) return false;
     }
     const bool fits = placeGang(st_, g, counts, o).ok;
     if (key) {
-      auto& m = fits ? static_ok_ : static_bad_;
+      auto& m = fits ? st_.static_ok : st_.static_bad;
       auto [it, added] = m.try_emplace(*key);
       if (added || (fits ? counts[0] > it->second.min_failing : counts[0] < it->second.min_failing))
         it->second.min_failing = counts[0];
@@ -309,31 +309,42 @@ class Cycle {
 
   void applyPlan(GangId g, PreemptionPlan& plan) {
     const std::string& preemptor = st_.gangName(g);
+    // Shrinks of one gang are merged into one resize.
+    std::vector<std::pair<GangId, std::vector<std::size_t>>> shrinks;
     for (const Victim& v : plan.victims) {
+      if (v.whole) continue;
+      auto it = std::find_if(shrinks.begin(), shrinks.end(),
+                             [&](const auto& s) { return s.first == v.gang; });
+      if (it == shrinks.end())
+        shrinks.emplace_back(v.gang, v.pods);
+      else
+        it->second.insert(it->second.end(), v.pods.begin(), v.pods.end());
+    }
+    for (auto& [v, pods] : shrinks) {
+      GangState& vs = st_.gangs[v];
+      std::sort(pods.begin(), pods.end());
+      Resize r;
+      r.gang = vs.spec.name;
+      r.queue = vs.spec.queue;
+      r.preemptor = preemptor;
+      for (std::size_t i : pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
+      st_.removePods(v, pods);
+      r.pod_set_counts = vs.counts;
+      out_.resizes.push_back(std::move(r));
+    }
+    for (const Victim& v : plan.victims) {
+      if (!v.whole) continue;
       GangState& vs = st_.gangs[v.gang];
-      if (v.whole) {
-        out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
-        st_.stopRunning(v.gang);
-        vs.evicted_cycle = st_.cycle;
-        Why why = baseWhy(v.gang);
-        why.reason = PendingReason::Preempted;
-        why.blocking = preemptor;
-        setWhy(v.gang, std::move(why));
-      } else {
-        Resize r;
-        r.gang = vs.spec.name;
-        r.queue = vs.spec.queue;
-        r.preemptor = preemptor;
-        for (std::size_t i : v.pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
-        st_.removePods(v.gang, v.pods);
-        r.pod_set_counts = vs.counts;
-        out_.resizes.push_back(std::move(r));
-      }
+      out_.preemptions.push_back(Preemption{vs.spec.name, vs.spec.queue, preemptor, v.reason});
+      st_.stopRunning(v.gang);
+      vs.evicted_cycle = st_.cycle;
+      Why why = baseWhy(v.gang);
+      why.reason = PendingReason::Preempted;
+      why.blocking = preemptor;
+      setWhy(v.gang, std::move(why));
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
-    memo_.clear();
-    blocked_memo_.clear();
-    preempt_memo_.clear();
+    syncMemos();
     admit(g, std::move(plan.pods));
   }
 
@@ -377,6 +388,7 @@ class Cycle {
       markReservation(r);
       kept.push_back(std::move(r));
     }
+    if (kept.size() != st_.reservations.size()) ++st_.release_version;
     st_.reservations = std::move(kept);
   }
 
@@ -405,6 +417,8 @@ class Cycle {
     for (NodeId n : it->nodes)
       if (st_.nodes[n].reserved_for == g) st_.nodes[n].reserved_for = kNoGang;
     st_.reservations.erase(it);
+    ++st_.release_version;  // its nodes are open to others again
+    syncMemos();
   }
 
   // ---- one gang ----------------------------------------------------------------------
@@ -427,13 +441,13 @@ class Cycle {
     const auto full = fullCounts(g);
     const auto least = minCounts(g);
     if (full != least && withinLimit(q, gs.full_request)) {
-      Placement p = place(g, full, o, memo_);
+      Placement p = place(g, full, o, st_.fit_memo);
       if (p.ok) {
         admit(g, std::move(p.pods));
         return true;
       }
     }
-    Placement p = place(g, least, o, memo_);
+    Placement p = place(g, least, o, st_.fit_memo);
     if (p.ok) {
       admit(g, std::move(p.pods));
       return true;
@@ -451,8 +465,10 @@ class Cycle {
 
     why.reason = PendingReason::NoPlacement;
     if (st_.policy.preemption) {
-      if (!preemptionKnownToFail(g, least, why)) {
+      if (!preemptionKnownToFail(g, least, why) && searches_ < st_.policy.max_preemption_searches) {
+        ++searches_;
         PreemptionPlan plan = planPreemption(st_, g, least, now_);
+        st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
         if (plan.ok) {
           applyPlan(g, plan);
           return true;
@@ -466,7 +482,7 @@ class Cycle {
         !holdsReservation(g)) {
       PlaceOptions ignore = o;
       ignore.ignore_reservations = true;
-      if (place(g, least, ignore, blocked_memo_).ok) {
+      if (place(g, least, ignore, st_.blocked_memo).ok) {
         why.reason = PendingReason::BlockedByStarvingJob;
         why.blocking = firstBlockingReservation(g, least);
       }
@@ -487,8 +503,8 @@ class Cycle {
     auto key = memoKey(g, PlaceOptions{});
     if (!key) return false;
     key->queue = st_.gangs[g].queue;
-    auto it = preempt_memo_.find(*key);
-    if (it == preempt_memo_.end() || it->second.min_failing > counts[0]) return false;
+    auto it = st_.preempt_memo.find(*key);
+    if (it == st_.preempt_memo.end() || it->second.min_failing > counts[0]) return false;
     // Rules depend on the priority within the queue; only reuse for equal priority.
     if (it->second.domain != st_.gangs[g].spec.priority) return false;
     why.reason = it->second.reason;
@@ -506,12 +522,24 @@ class Cycle {
     e.domain = st_.gangs[g].spec.priority;  // the priority the answer holds for
     e.reason = why.reason;
     e.detail = why.detail;
-    auto [it, added] = preempt_memo_.try_emplace(*key, e);
+    auto [it, added] = st_.preempt_memo.try_emplace(*key, e);
     if (!added && (e.domain != it->second.domain || counts[0] < it->second.min_failing))
       it->second = e;
   }
 
   // ---- the passes --------------------------------------------------------------------
+
+  // Would examining q now give what its last examination gave? Yes when none of its
+  // inputs moved: its gangs and allocation, capacity released anywhere, preemption
+  // answers, a gang of it starting to starve, a reservation it holds.
+  bool unchangedSinceLastLook(QueueId q) const {
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    if (qs.dirty || qs.seen_release != st_.release_version ||
+        qs.seen_preempt_generation != st_.preempt_generation || now_ >= qs.next_starving)
+      return false;
+    return std::none_of(st_.reservations.begin(), st_.reservations.end(),
+                        [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; });
+  }
 
   void runFairShare() {
     std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap;
@@ -528,6 +556,14 @@ class Cycle {
       heap.pop();
       const auto qi = static_cast<std::size_t>(q);
       QueueState& qs = st_.queues[qi];
+      if (!started[qi] && unchangedSinceLastLook(q)) {
+        someone_waits_ = someone_waits_ || qs.waits;
+        continue;
+      }
+      if (!started[qi]) {
+        qs.waits = false;
+        qs.next_starving = kNever;
+      }
       auto it = started[qi] ? cursor[qi] : qs.pending.begin();
       started[qi] = 1;
       bool admitted = false;
@@ -546,10 +582,19 @@ class Cycle {
           admitted = true;
           break;
         }
-        if (!st_.policy.backfill && waitsForCapacity(st_.gangs[g].why.reason))
+        const GangState& gs = st_.gangs[g];
+        if (waitsForCapacity(gs.why.reason)) qs.waits = true;
+        const Seconds starves = gs.spec.submit_time + maxWait(qs);
+        if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
+        if (!st_.policy.backfill && waitsForCapacity(gs.why.reason))
           blocked_by[qi] = st_.gangName(g);
       }
       cursor[qi] = it;
+      if (it == qs.pending.end()) {
+        qs.dirty = false;
+        qs.seen_release = st_.release_version;
+        qs.seen_preempt_generation = st_.preempt_generation;
+      }
       if (admitted && it != qs.pending.end()) heap.push(entryFor(q));
     }
   }
@@ -663,8 +708,8 @@ class Cycle {
   Seconds now_;
   Decisions& out_;
   bool someone_waits_ = false;
+  int searches_ = 0;
   std::vector<GangId> changed_;
-  Memo memo_, blocked_memo_, preempt_memo_, static_ok_, static_bad_;
 };
 
 }  // namespace

@@ -134,6 +134,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
                        "Invalid value: the parent of a queue cannot change");
     q.spec = std::move(spec);
     st.shares_dirty = true;
+    for (auto& other : st.queues) other.dirty = true;  // limits and rules may have moved
     return {};
   }
   // A new queue: refuse cycles through a parent chain (impossible, parents exist first).

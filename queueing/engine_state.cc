@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "common/check.h"
+#include "queueing/fair_share.h"
 
 namespace troupe::queueing {
 
@@ -155,6 +156,7 @@ void EngineState::refreshIndexes() {
   if (nodes_dirty) {
     nodes_dirty = false;
     ++node_epoch;
+    ++release_version;
     nodes_by_rank.clear();
     for (NodeId n = 0; n < nodes.size(); ++n)
       if (nodes[n].present) nodes_by_rank.push_back(n);
@@ -234,11 +236,27 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
   node.free += req;
   node.free_gpus |= gpus & node.all_gpus;
+  ++release_version;
   --node.pods;
   if (node.usable()) usable_free += req;
 }
 
+const std::vector<std::pair<QueueId, double>>& EngineState::overShareQueues() {
+  if (over_share_version == alloc_version) return over_share;
+  over_share_version = alloc_version;
+  over_share.clear();
+  for (QueueId q : queues_by_rank) {
+    const QueueState& qs = queues[static_cast<std::size_t>(q)];
+    if (!qs.leaf() || qs.running.empty()) continue;
+    const double share = dominantShare(qs.allocated, qs.fair_share);
+    if (share > 1.0) over_share.emplace_back(q, share);
+  }
+  return over_share;
+}
+
 void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
+  ++alloc_version;
+  markDirty(q);
   while (q >= 0) {
     QueueState& qs = queues[static_cast<std::size_t>(q)];
     qs.allocated += amount;
@@ -282,6 +300,7 @@ void EngineState::attachToQueue(GangId g) {
     return;
   }
   gs.queue = it->second;
+  markDirty(gs.queue);
   QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
   q.demand += gs.full_request;
   if (gs.running) {
@@ -304,6 +323,7 @@ void EngineState::detachFromQueue(GangId g) {
     }
     return;
   }
+  markDirty(gs.queue);
   QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
   q.demand -= gs.full_request;
   if (gs.running) {
@@ -321,6 +341,7 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   GangState& gs = gangs[g];
   TROUPE_CHECK(!gs.running, "gang {} started twice", gs.spec.name);
   const QueueId q = gs.queue;
+  markDirty(q);
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].pending.erase(g);
     if (policy.kind == PolicyKind::Fifo) fifo.erase(g);
@@ -348,6 +369,7 @@ void EngineState::stopRunning(GangId g) {
   TROUPE_CHECK(gs.running, "gang {} stopped while not running", gs.spec.name);
   for (const Pod& p : gs.pods) releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
   const QueueId q = gs.queue;
+  markDirty(q);
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].running.erase(g);
     addAllocated(q, ResourceVector{} - gs.held);

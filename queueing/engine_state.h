@@ -13,6 +13,7 @@
 
 #include "queueing/decisions.h"
 #include "queueing/gpu_picker.h"
+#include "queueing/placement_memo.h"
 #include "queueing/policy.h"
 #include "queueing/resource_vector.h"
 #include "queueing/snapshot.h"
@@ -117,6 +118,14 @@ struct QueueState {
   ResourceVector fair_share;
   std::set<GangId, PendingOrder> pending;
   std::set<GangId, NameOrder> running;
+  // The last full examination of this queue's pending gangs, and what it depended on: a
+  // queue whose inputs did not move is not examined again (its gangs would fail again
+  // the same way), which keeps a cycle after a small change cheap.
+  bool dirty = true;  // its gangs or its own allocation changed
+  std::uint64_t seen_release = 0;
+  std::uint64_t seen_preempt_generation = 0;
+  Seconds next_starving = kNever;  // when one of its waiting gangs starts starving
+  bool waits = false;              // some gang of it waits for capacity
   bool leaf() const { return children.empty(); }
 };
 
@@ -185,6 +194,29 @@ class EngineState {
   bool shares_dirty = true;  // fair shares (demand, capacity or specs changed)
   std::uint64_t node_epoch = 1;
 
+  // Bumped by every allocation change and fair-share computation; caches compare it.
+  std::uint64_t alloc_version = 1;
+  // Leaf queues above their fair share (dominant share > 1), by queue name, with their
+  // share; recomputed when alloc_version moved.
+  const std::vector<std::pair<QueueId, double>>& overShareQueues();
+  std::vector<std::pair<QueueId, double>> over_share;
+  std::uint64_t over_share_version = 0;
+
+  // Bumped whenever capacity may grow for someone: a pod released, a node changed, a
+  // reservation dropped. The placement memos hold while it stays put.
+  std::uint64_t release_version = 1;
+  std::uint64_t memo_release_version = 0;
+  std::uint64_t memo_node_epoch = 0;
+  std::uint64_t preempt_alloc_version = 0;
+  Seconds protection_expiry = kNever;
+  std::uint64_t preempt_generation =
+      0;  // bumped whenever preempt_memo is cleared  // when a protected victim becomes preemptible
+  Memo fit_memo;      // placement on free capacity
+  Memo blocked_memo;  // placement ignoring reservations
+  Memo preempt_memo;  // preemption search, per queue
+  Memo static_ok;     // placement on an empty cluster
+  Memo static_bad;
+
   // Sum of free over usable nodes, and of allocatable.
   ResourceVector usable_free;
   ResourceVector usable_capacity;
@@ -200,6 +232,9 @@ class EngineState {
   void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void addAllocated(QueueId q, const ResourceVector& amount);  // q and its ancestors
+  void markDirty(QueueId q) {
+    if (q >= 0) queues[static_cast<std::size_t>(q)].dirty = true;
+  }
 
   // Gang lifecycle. startRunning/stopRunning move the accounting with the pods.
   GangId newGang(GangSpec spec);

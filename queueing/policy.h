@@ -38,6 +38,9 @@ struct Policy {
   // At most this many starving gangs hold reservations at once (as Slurm's backfill
   // bounds the jobs it plans for); the earliest in admission order get them.
   int max_reservations = 8;
+  // Preemption searches (each a few placements over the eligible nodes) per cycle; gangs
+  // past the budget try again next cycle. Bounds the cost of a cycle on a full cluster.
+  int max_preemption_searches = 16;
 };
 
 }  // namespace troupe::queueing

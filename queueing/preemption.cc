@@ -18,16 +18,18 @@ struct Candidate {
   ResourceVector frees;
   // Cost order: shrinks before evictions, then lower priority, then less run time lost,
   // then name.
-  std::tuple<int, std::int32_t, Seconds, const std::string*> cost;
+  // A shrink removes one pod: the gang's last surplus pods go first.
+  std::tuple<int, std::int32_t, Seconds, const std::string*, std::int64_t> cost;
 };
 
 bool cheaper(const Candidate& a, const Candidate& b) {
-  const auto& [ka, pa, ra, na] = a.cost;
-  const auto& [kb, pb, rb, nb] = b.cost;
+  const auto& [ka, pa, ra, na, ia] = a.cost;
+  const auto& [kb, pb, rb, nb, ib] = b.cost;
   if (ka != kb) return ka < kb;
   if (pa != pb) return pa < pb;
   if (ra != rb) return ra < rb;
-  return *na < *nb;
+  if (*na != *nb) return *na < *nb;
+  return ia < ib;
 }
 
 class Search {
@@ -47,6 +49,13 @@ class Search {
   }
 
   PreemptionPlan run() {
+    PreemptionPlan plan = search();
+    plan.protected_until = protected_until_;
+    return plan;
+  }
+
+ private:
+  PreemptionPlan search() {
     PreemptionPlan plan;
     collect();
     if (candidates_.empty()) {
@@ -112,15 +121,17 @@ class Search {
     return plan;
   }
 
- private:
   PlaceOptions options() const {
     PlaceOptions o;
     o.self = g_;
     return o;
   }
 
-  bool runLongEnough(const GangState& v, const QueueState& vq) const {
-    return v.spec.preemptible && now_ - v.start_time >= vq.spec.min_runtime_seconds;
+  bool runLongEnough(const GangState& v, const QueueState& vq) {
+    if (!v.spec.preemptible) return false;
+    if (now_ - v.start_time >= vq.spec.min_runtime_seconds) return true;
+    protected_until_ = std::min(protected_until_, v.start_time + vq.spec.min_runtime_seconds);
+    return false;
   }
 
   // True when some pod of `v` sits on a node the preemptor's pods may use.
@@ -136,27 +147,23 @@ class Search {
   void addCandidates(GangId v, QueueId vq, PreemptionReason reason) {
     const GangState& vs = st_.gangs[v];
     if (!usefulTo(vs)) return;
-    // Elastic surplus: the last pods of each pod set beyond its minimum.
-    Victim shrink{v, false, {}, reason};
+    // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
+    // the last placed first, so a reclaim takes only the pods it needs.
     std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
     for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = vs.spec.pod_sets[i].min_count;
     std::vector<std::int32_t> seen(keep.size(), 0);
-    ResourceVector surplus;
+    const Seconds ran = now_ - vs.start_time;
     for (std::size_t i = 0; i < vs.pods.size(); ++i) {
       const auto ps = static_cast<std::size_t>(vs.pods[i].pod_set);
-      if (++seen[ps] > keep[ps]) {
-        shrink.pods.push_back(i);
-        surplus += st_.requestOf(v, vs.pods[i].pod_set);
-      }
-    }
-    const Seconds ran = now_ - vs.start_time;
-    if (!shrink.pods.empty())
+      if (++seen[ps] <= keep[ps]) continue;
       candidates_.push_back(
-          Candidate{shrink, vq, surplus, {0, vs.spec.priority, ran, &vs.spec.name}});
-    candidates_.push_back(Candidate{Victim{v, true, {}, reason},
-                                    vq,
-                                    vs.held - surplus,
-                                    {1, vs.spec.priority, ran, &vs.spec.name}});
+          Candidate{Victim{v, false, {i}, reason},
+                    vq,
+                    st_.requestOf(v, vs.pods[i].pod_set),
+                    {0, vs.spec.priority, ran, &vs.spec.name, -static_cast<std::int64_t>(i)}});
+    }
+    candidates_.push_back(Candidate{
+        Victim{v, true, {}, reason}, vq, vs.held, {1, vs.spec.priority, ran, &vs.spec.name, 0}});
   }
 
   void collect() {
@@ -172,12 +179,9 @@ class Search {
       }
     }
     // Reclaim: only while the preemptor's queue ends within its fair share.
-    for (QueueId vq : st_.queues_by_rank) {
+    for (const auto& [vq, share] : st_.overShareQueues()) {
       if (vq == q_) continue;
       const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
-      if (!vqs.leaf() || vqs.running.empty()) continue;
-      const double share = dominantShare(vqs.allocated, vqs.fair_share);
-      if (share <= 1.0) continue;
       ++over_elsewhere_;
       if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
         for (GangId v : vqs.running) {
@@ -283,6 +287,7 @@ class Search {
   double share_after_ = 0;
   std::vector<Candidate> candidates_;
   std::size_t protected_ = 0;
+  Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;

@@ -22,6 +22,8 @@ struct PreemptionPlan {
   // When !ok: why no plan exists.
   PendingReason reason = PendingReason::NoPlacement;
   std::string detail;
+  // The earliest time a victim skipped for minRuntimeSeconds becomes preemptible.
+  Seconds protected_until = kNever;
 };
 
 // Looks for the fewest, cheapest victims whose capacity lets gang `g` (at `counts`) be

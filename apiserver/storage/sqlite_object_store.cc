@@ -8,6 +8,7 @@
 
 #include "apiserver/storage/object_codec.h"
 #include "apiserver/storage/sqlite_connection.h"
+#include "apiserver/storage/wal_checkpointer.h"
 #include "common/check.h"
 #include "common/log.h"
 
@@ -20,6 +21,10 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr std::int64_t kAdded = 0;
 constexpr std::int64_t kModified = 1;
 constexpr std::int64_t kDeleted = 2;
+
+// WAL pages (4 KiB) after which a checkpoint runs, as SQLite's default automatic one does,
+// but on the checkpoint thread (WalCheckpointer).
+constexpr int kCheckpointPages = 1000;
 
 EventType eventTypeOf(std::int64_t event) {
   switch (event) {
@@ -89,6 +94,8 @@ struct WriteOp {
   ObjectKey key;
   std::string value;
   std::optional<Revision> expected;
+  // The caller's copy of the object for the watch event (creates and updates).
+  std::shared_ptr<nlohmann::json> event_object;
   Revision compact_to = 0;
   std::promise<Result<Applied>> done;
 };
@@ -100,6 +107,7 @@ struct WriteOp {
 
 struct SqliteObjectStore::Writer {
   SqliteConnection db;
+  std::unique_ptr<WalCheckpointer> checkpointer;  // declared after db: gone before it
   SqliteStatement begin, commit, rollback;
   SqliteStatement select_current, select_value;
   SqliteStatement insert_object, update_object, delete_object, insert_log, set_revision;
@@ -112,6 +120,8 @@ struct SqliteObjectStore::Writer {
   // The last committed revision and the compacted one, as durable in the database.
   std::atomic<Revision> committed{0};
   std::atomic<Revision> compacted{0};
+  std::atomic<std::uint64_t> transactions{0};
+  std::atomic<std::uint64_t> writes{0};
 
   std::mutex mu;
   std::condition_variable cv;
@@ -190,6 +200,9 @@ struct SqliteObjectStore::Writer {
                  revision, max_logged, compacted);
     w->committed = revision;
     w->compacted = compacted;
+    auto checkpointer = WalCheckpointer::start(w->db, file, kCheckpointPages);
+    if (!checkpointer) return checkpointer.error();
+    w->checkpointer = std::move(*checkpointer);
     return w;
   }
 
@@ -209,6 +222,7 @@ struct SqliteObjectStore::Writer {
     }
     cv.notify_all();
     if (thread.joinable()) thread.join();
+    checkpointer.reset();
   }
 
   Result<Applied> submit(std::shared_ptr<WriteOp> op) {
@@ -335,7 +349,12 @@ struct SqliteObjectStore::Writer {
             .run();
     if (!s) return s;
     revision = next;
-    events.push_back(CommittedEvent{eventTypeOf(event), key, next, std::move(op.value)});
+    if (op.event_object) {
+      events.push_back(
+          CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object), {}});
+    } else {
+      events.push_back(CommittedEvent{eventTypeOf(event), key, next, nullptr, std::move(op.value)});
+    }
     out = std::move(applied);
     return {};
   }
@@ -371,6 +390,8 @@ struct SqliteObjectStore::Writer {
     }
     Revision before = committed.exchange(revision);
     if (revision != before) {
+      ++transactions;
+      writes += static_cast<std::uint64_t>(revision - before);
       hub->publish(std::move(events));
       recordSample(revision);
     }
@@ -704,6 +725,7 @@ Result<StoredObject> SqliteObjectStore::create(const ObjectKey& key, nlohmann::j
   op->kind = OpKind::Create;
   op->key = key;
   op->value = std::move(*text);
+  op->event_object = std::make_shared<nlohmann::json>(object);
   auto applied = writer_->submit(std::move(op));
   if (!applied) return applied.error();
   stampRevision(object, applied->revision);
@@ -719,6 +741,7 @@ Result<StoredObject> SqliteObjectStore::update(const ObjectKey& key, nlohmann::j
   op->kind = OpKind::Update;
   op->key = key;
   op->value = std::move(*text);
+  op->event_object = std::make_shared<nlohmann::json>(object);
   op->expected = expected;
   auto applied = writer_->submit(std::move(op));
   if (!applied) return applied.error();
@@ -867,6 +890,10 @@ Result<std::unique_ptr<Watch>> SqliteObjectStore::watch(WatchOptions options) {
                                  compactedRevision()));
   }
   return hub_->watch(std::move(options));
+}
+
+WriteStats SqliteObjectStore::writeStats() const {
+  return WriteStats{writer_->transactions.load(), writer_->writes.load()};
 }
 
 Revision SqliteObjectStore::currentRevision() const { return writer_->committed.load(); }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -54,6 +55,12 @@ struct SqliteObjectStoreOptions {
   std::size_t max_readers = 8;
 };
 
+// Counters since open, for benchmarks and metrics.
+struct WriteStats {
+  std::uint64_t transactions = 0;  // committed write transactions (group commits)
+  std::uint64_t writes = 0;        // writes they applied
+};
+
 class SqliteObjectStore final : public ObjectStore {
  public:
   static constexpr const char* kDatabaseFile = "troupe.db";
@@ -80,6 +87,7 @@ class SqliteObjectStore final : public ObjectStore {
   void close();
 
   std::size_t watcherCount() const { return hub_->watcherCount(); }
+  WriteStats writeStats() const;
 
   struct Writer;
   struct ReaderPool;

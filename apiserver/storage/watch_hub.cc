@@ -136,7 +136,12 @@ struct WatchHub::Core {
       event->type = committed.type;
       event->object.key = std::move(committed.key);
       event->object.revision = committed.revision;
-      event->object.object = decodeObject(committed.value, committed.revision);
+      if (committed.object) {
+        event->object.object = std::move(*committed.object);
+        stampRevision(event->object.object, committed.revision);
+      } else {
+        event->object.object = decodeObject(committed.value, committed.revision);
+      }
       events.push_back(std::move(event));
     }
     std::vector<std::shared_ptr<Watcher>> to_schedule;

@@ -28,12 +28,15 @@
 // ErrorCode::TooManyRequests; its client re-watches from the last revision it received.
 namespace troupe::apiserver {
 
-// A committed write as the writer hands it over: the object text is stored without
-// metadata.resourceVersion, which the hub stamps when it parses the event.
+// A committed write as the writer hands it over. The object comes without
+// metadata.resourceVersion, which the hub stamps: either already parsed (`object`, the
+// caller's copy, so the hub's one thread parses nothing for creates and updates) or as
+// the stored text (`value`, for deletes, whose last state comes from the log).
 struct CommittedEvent {
   EventType type = EventType::Added;
   ObjectKey key;
   Revision revision = 0;
+  std::shared_ptr<nlohmann::json> object;  // may be null: then `value` is parsed
   std::string value;
 };
 

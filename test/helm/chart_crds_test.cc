@@ -1,9 +1,9 @@
 #include <map>
-#include <regex>
 
 #include <catch2/catch.hpp>
 
 #include "test/helm/chart_files.h"
+#include "test/helm/schema_check.h"
 
 namespace troupe::helm_test {
 namespace {
@@ -48,39 +48,6 @@ std::map<std::string, YAML::Node> crdSchemas() {
   return schemas;
 }
 
-// Problems of `value` against a structural schema: unknown fields, missing required ones,
-// integers and booleans that are not.
-void checkAgainst(const YAML::Node& value, const YAML::Node& schema, const std::string& path,
-                  std::vector<std::string>& problems) {
-  if (!schema.IsMap() || schema["x-kubernetes-preserve-unknown-fields"].as<bool>(false)) return;
-  if (value.IsMap()) {
-    auto properties = schema["properties"];
-    auto additional = schema["additionalProperties"];
-    for (const auto& entry : value) {
-      auto key = entry.first.as<std::string>();
-      if (properties && properties[key])
-        checkAgainst(entry.second, properties[key], path + "." + key, problems);
-      else if (additional && additional.IsMap())
-        checkAgainst(entry.second, additional, path + "[" + key + "]", problems);
-      else
-        problems.push_back(path + "." + key + ": field not declared in schema");
-    }
-    for (const auto& required : schema["required"])
-      if (!value[required.as<std::string>()])
-        problems.push_back(path + "." + required.as<std::string>() + ": Required value");
-  } else if (value.IsSequence()) {
-    for (size_t i = 0; i < value.size(); ++i)
-      checkAgainst(value[i], schema["items"], path + "[" + std::to_string(i) + "]", problems);
-  } else if (value.IsScalar() && !schema["x-kubernetes-int-or-string"].as<bool>(false)) {
-    auto type = schema["type"].as<std::string>("");
-    auto text = value.as<std::string>();
-    if (type == "integer" && !std::regex_match(text, std::regex(R"(-?\d+)")))
-      problems.push_back(path + ": Invalid value: \"" + text + "\": must be an integer");
-    if (type == "boolean" && text != "true" && text != "false")
-      problems.push_back(path + ": Invalid value: \"" + text + "\": must be a boolean");
-  }
-}
-
 TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm][crds]") {
   auto schemas = crdSchemas();
   // (kind, spec, where it comes from)
@@ -90,6 +57,9 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
     if (document["apiVersion"].as<std::string>() == "troupe.dev/v1alpha1")
       objects.emplace_back(document["kind"].as<std::string>(), document["spec"],
                            document["metadata"]["name"].as<std::string>());
+  for (const auto& document : loadDocuments(sourcePath("examples/cluster-mode/trainingjob.yaml")))
+    objects.emplace_back(document["kind"].as<std::string>(), document["spec"],
+                         document["metadata"]["name"].as<std::string>());
   auto values =
       YAML::LoadFile(sourcePath("examples/cluster-mode/values-two-level-org.yaml").string());
   for (const auto& queue : values["queues"])
@@ -109,7 +79,7 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
           "docs/cluster-mode.md " + document["metadata"]["name"].as<std::string>());
   }
   CHECK(blocks == 1);
-  REQUIRE(objects.size() == 9);
+  REQUIRE(objects.size() == 10);
 
   for (const auto& [kind, spec, origin] : objects) {
     DYNAMIC_SECTION(kind << " " << origin) {
@@ -117,9 +87,10 @@ TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm
         WARN("crds/ has no troupe.dev/v1alpha1 " << kind << " yet; its fields go unchecked");
         continue;
       }
-      std::vector<std::string> problems;
-      checkAgainst(spec, schemas.at(kind)["properties"]["spec"], "spec", problems);
-      for (const auto& problem : problems) FAIL_CHECK(problem);
+      const auto& schema = schemas.at(kind);
+      for (const auto& problem : schemaProblems(spec, schema["properties"]["spec"], schema,
+                                                UnknownFields::Reported, "spec"))
+        FAIL_CHECK(problem);
     }
   }
 }

@@ -114,8 +114,31 @@ TEST_CASE("the state store is mounted where --state-dir points, and /tmp is an e
         "TPL_include__troupe.stateClaimName__.");
   auto pvc = findObject(loadStrippedTemplate("state-pvc.yaml"), "PersistentVolumeClaim");
   CHECK(pvc["metadata"]["name"].as<std::string>() == "TPL_include__troupe.stateClaimName__.");
-  auto deployment = readText(sourcePath("helm/troupe/templates/deployment.yaml"));
-  CHECK(deployment.find("emptyDir: {}\n          {{- end }}") != std::string::npos);
+
+  // The other side: without persistence the state volume is an emptyDir.
+  auto without = findObject(loadStrippedTemplate("deployment.yaml", Branch::Last), "Deployment");
+  std::map<std::string, YAML::Node> other_volumes;
+  for (const auto& volume : without["spec"]["template"]["spec"]["volumes"])
+    other_volumes.emplace(volume["name"].as<std::string>(), static_cast<const YAML::Node&>(volume));
+  CHECK(other_volumes["state"]["emptyDir"].IsDefined());
+  CHECK_FALSE(other_volumes["state"]["persistentVolumeClaim"]);
+}
+
+TEST_CASE("with a ReadWriteOnce state volume the replicas share a node, unless affinity is set",
+          "[helm][deployment]") {
+  // First branch: the user's affinity, verbatim (toYaml), nothing generated.
+  auto pod = operatorPodSpec();
+  CHECK(pod["affinity"].IsDefined());
+  CHECK_FALSE(pod["affinity"]["podAffinity"]);
+  // Last branch: the generated pod affinity to the operator's own pods, per hostname.
+  auto deployment = findObject(loadStrippedTemplate("deployment.yaml", Branch::Last), "Deployment");
+  auto term = deployment["spec"]["template"]["spec"]["affinity"]["podAffinity"]
+                        ["requiredDuringSchedulingIgnoredDuringExecution"][0];
+  CHECK(term["topologyKey"].as<std::string>() == "kubernetes.io/hostname");
+  CHECK(term["labelSelector"]["matchLabels"].IsDefined());
+  auto text = readText(sourcePath("helm/troupe/templates/deployment.yaml"));
+  CHECK(text.find("else if and .Values.persistence.enabled .Values.persistence.colocateReplicas") !=
+        std::string::npos);
 }
 
 TEST_CASE("the metrics Service selects the operator pods and targets the metrics port",

@@ -42,9 +42,9 @@ std::vector<YAML::Node> loadDocuments(const std::filesystem::path& path) {
   return parseDocuments(readText(path), path.string());
 }
 
-std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name) {
+std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name, Branch keep) {
   auto path = sourcePath("helm/troupe/templates/" + file_name);
-  auto stripped = stripActions(readText(path));
+  auto stripped = stripActions(readText(path), keep);
   INFO(path.string());
   REQUIRE(stripped.ok());
   return parseDocuments(*stripped, path.string() + " (actions taken out)");

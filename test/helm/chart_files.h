@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "test/helm/template_text.h"
+
 // The repository files the chart's tests read: the chart, its templates with their actions
 // taken out, the examples. Failing to read or parse one fails the calling test with the
 // file's name.
@@ -21,7 +23,8 @@ std::string readText(const std::filesystem::path& path);
 std::vector<YAML::Node> loadDocuments(const std::filesystem::path& path);
 
 // A template of helm/troupe/templates/ after stripActions, parsed; empty documents left out.
-std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name);
+std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name,
+                                             Branch keep = Branch::First);
 
 // The files of helm/troupe/templates/, sorted by name.
 std::vector<std::filesystem::path> templateFiles();

@@ -29,7 +29,10 @@ TEST_CASE(
       INFO((stripped.ok() ? "" : stripped.error().describe()));
       REQUIRE(stripped.ok());
       if (file.extension() != ".yaml") continue;  // _helpers.tpl, NOTES.txt: text, not YAML
-      auto documents = loadStrippedTemplate(name);
+      // Read once keeping the first branch of every if/else, once keeping the last.
+      auto documents = loadStrippedTemplate(name, Branch::First);
+      auto other_side = loadStrippedTemplate(name, Branch::Last);
+      documents.insert(documents.end(), other_side.begin(), other_side.end());
       REQUIRE_FALSE(documents.empty());
       for (const auto& document : documents) {
         REQUIRE(document.IsMap());

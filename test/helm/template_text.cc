@@ -28,23 +28,26 @@ bool opensBlock(const std::string& word) {
   return word == "if" || word == "with" || word == "range" || word == "define" || word == "block";
 }
 
-// One open if/with/range/define, and whether its first branch is over (an `else` was seen).
+// One open if/with/range/define: the branch being read (0 until the first `else`) and the
+// branch whose lines are kept.
 struct Frame {
   std::string word;
   int line = 0;
-  bool past_first_branch = false;
+  int branch = 0;
+  int kept_branch = 0;
 };
 
 // Applies a control action to the stack of open blocks; other actions leave it alone.
-Status applyControl(const TemplateAction& action, std::vector<Frame>& open) {
+// `kept_branch` is the branch to keep of a block that opens here.
+Status applyControl(const TemplateAction& action, std::vector<Frame>& open, int kept_branch = 0) {
   std::string word = keyword(action.body);
   if (opensBlock(word)) {
-    open.push_back(Frame{word, action.line, false});
+    open.push_back(Frame{word, action.line, 0, kept_branch});
   } else if (word == "else") {
     if (open.empty() || open.back().word == "define")
       return makeError(ErrorCode::Invalid, fmt::format("line {}", action.line),
                        "`else` outside an if, with or range");
-    open.back().past_first_branch = true;
+    ++open.back().branch;
   } else if (word == "end") {
     if (open.empty())
       return makeError(ErrorCode::Invalid, fmt::format("line {}", action.line),
@@ -56,8 +59,28 @@ Status applyControl(const TemplateAction& action, std::vector<Frame>& open) {
 
 bool skipping(const std::vector<Frame>& open) {
   for (const auto& frame : open)
-    if (frame.past_first_branch) return true;
+    if (frame.branch != frame.kept_branch) return true;
   return false;
+}
+
+// The number of branches of each block, in the order the blocks open.
+Result<std::vector<int>> branchCounts(std::string_view text) {
+  auto actions = findActions(text);
+  if (!actions.ok()) return actions.error();
+  std::vector<int> counts;
+  std::vector<size_t> open;  // indices into counts
+  for (const auto& action : *actions) {
+    std::string word = keyword(action.body);
+    if (opensBlock(word)) {
+      open.push_back(counts.size());
+      counts.push_back(1);
+    } else if (word == "else" && !open.empty()) {
+      ++counts[open.back()];
+    } else if (word == "end" && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return counts;
 }
 
 }  // namespace
@@ -96,7 +119,14 @@ std::string placeholderFor(std::string_view body) {
   return out;
 }
 
-Result<std::string> stripActions(std::string_view text) {
+Result<std::string> stripActions(std::string_view text, Branch keep) {
+  std::vector<int> counts;
+  if (keep == Branch::Last) {
+    auto counted = branchCounts(text);
+    if (!counted.ok()) return counted.error();
+    counts = std::move(*counted);
+  }
+  size_t blocks_opened = 0;
   std::vector<Frame> open;
   std::string out;
   int line_number = 0;
@@ -144,7 +174,13 @@ Result<std::string> stripActions(std::string_view text) {
       bool control =
           opensBlock(word) || word == "else" || word == "end" || action.body.rfind("/*", 0) == 0;
       bool was_skipping = skipping(open);
-      if (auto applied = applyControl(action, open); !applied.ok()) return applied.error();
+      int kept_branch = 0;
+      if (opensBlock(word)) {
+        if (blocks_opened < counts.size()) kept_branch = counts[blocks_opened] - 1;
+        ++blocks_opened;
+      }
+      if (auto applied = applyControl(action, open, kept_branch); !applied.ok())
+        return applied.error();
       if (!control && !was_skipping) literal += placeholderFor(action.body);
       i = close + 2;
     }

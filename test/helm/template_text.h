@@ -24,14 +24,18 @@ struct TemplateAction {
 // The actions of `text` in order. An unterminated `{{` is an error naming its line.
 Result<std::vector<TemplateAction>> findActions(std::string_view text);
 
+// Which branch of each if/else chain stripActions keeps.
+enum class Branch { First, Last };
+
 // The YAML a template leaves once its actions are taken out:
 //  - a line holding only actions is dropped (control flow, include, toYaml, comments);
-//  - of an if/else chain only the first branch is kept, so keys never appear twice;
+//  - of an if/else chain only one branch is kept, the first or the last, so keys never
+//    appear twice (a block without `else` is kept either way);
 //  - any other action becomes the plain scalar `TPL_<body>`, the body's characters other
 //    than letters, digits, `.`, `_` and `$` turned into `_` (so `{{ .Values.a }}` reads
 //    `TPL_.Values.a`, and two uses of one value compare equal).
 // Unbalanced if/with/range/define/end is an error naming the line.
-Result<std::string> stripActions(std::string_view text);
+Result<std::string> stripActions(std::string_view text, Branch keep = Branch::First);
 
 // The placeholder stripActions writes for an action with this body.
 std::string placeholderFor(std::string_view body);

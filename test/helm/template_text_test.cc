@@ -40,6 +40,22 @@ TEST_CASE("taking the actions out of a template leaves the YAML a reviewer would
   }
 }
 
+TEST_CASE("the last branch of each chain can be kept instead, to read the other side",
+          "[helm][template-text]") {
+  std::string text =
+      "a:\n  {{- if .Values.p }}\n  b: 1\n  {{- else if .Values.q }}\n  c: 2\n  {{- else }}\n"
+      "  d: 3\n  {{- end }}\n{{- with .Values.w }}\nw: {{ . }}\n{{- end }}\n"
+      "{{- if .Values.x }}\n{{- if .Values.y }}\ny: 1\n{{- else }}\nn: 0\n{{- end }}\n"
+      "{{- else }}\nx: 0\n{{- end }}\n";
+  auto last = stripActions(text, Branch::Last);
+  REQUIRE(last.ok());
+  // chain p/q/else keeps d; `with` has one branch and stays; the outer x chain keeps x: 0.
+  CHECK(*last == "a:\n  d: 3\nw: TPL_.\nx: 0\n");
+  auto first = stripActions(text, Branch::First);
+  REQUIRE(first.ok());
+  CHECK(*first == "a:\n  b: 1\nw: TPL_.\ny: 1\n");
+}
+
 TEST_CASE("unbalanced control flow is reported with its line", "[helm][template-text]") {
   struct Case {
     std::string name;

@@ -2,31 +2,12 @@
 
 #include "queueing/engine.h"
 #include "test/queueing/builders.h"
+#include "test/queueing/scenario.h"
 
 namespace troupe::queueing {
 namespace {
 
 using namespace testing;
-
-Engine engineWith(const std::vector<NodeSpec>& nodes, const std::vector<QueueSpec>& queues,
-                  Policy policy = {}) {
-  Engine e(std::move(policy));
-  for (const auto& n : nodes) REQUIRE(e.upsertNode(n).ok());
-  for (const auto& q : queues) REQUIRE(e.upsertQueue(q).ok());
-  return e;
-}
-
-const PendingExplanation* pendingOf(const Decisions& d, const std::string& gang) {
-  for (const auto& p : d.pending)
-    if (p.gang == gang) return &p;
-  return nullptr;
-}
-
-bool admitted(const Decisions& d, const std::string& gang) {
-  for (const auto& a : d.admissions)
-    if (a.gang == gang) return true;
-  return false;
-}
 
 TEST_CASE("a gang that fits is admitted whole, with a GPU set per pod", "[queueing][admission]") {
   Engine e = engineWith(rackOfNodes("n", 2, 2), {queue("default")});

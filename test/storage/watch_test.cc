@@ -363,5 +363,48 @@ TEST_CASE("destroying a watch stops its callbacks, and closing the store closes 
   CHECK(after_close.error().code == ErrorCode::Unavailable);
 }
 
+TEST_CASE("a callback may end its own watch", "[storage][watch]") {
+  TempDir dir;
+  auto store = openStore(testOptions(dir.path()));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::unique_ptr<Watch> self;
+  int calls = 0;
+  WatchOptions options;
+  options.resource = "pods";
+  options.on_event = [&](const WatchEvent&) {
+    std::lock_guard lock(mu);
+    ++calls;
+    self.reset();  // destroys the Watch from its own delivery thread
+    cv.notify_all();
+  };
+  {
+    auto w = store->watch(std::move(options));
+    REQUIRE(w.ok());
+    std::lock_guard lock(mu);
+    self = std::move(w).value();
+  }
+  REQUIRE(store->create(podKey("ns", "a"), pod("ns", "a")).ok());
+  REQUIRE(store->create(podKey("ns", "b"), pod("ns", "b")).ok());
+  std::unique_lock lock(mu);
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return calls > 0; }));
+  lock.unlock();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  lock.lock();
+  CHECK(calls == 1);
+  CHECK(store->watcherCount() == 0);
+}
+
+TEST_CASE("a watch without a callback or a resource is refused", "[storage][watch]") {
+  TempDir dir;
+  auto store = openStore(testOptions(dir.path()));
+  auto no_callback = store->watch(WatchOptions{.resource = "pods"});
+  REQUIRE_FALSE(no_callback.ok());
+  CHECK(no_callback.error().field_path == "on_event");
+  auto no_resource = store->watch(WatchOptions{.on_event = [](const WatchEvent&) {}});
+  REQUIRE_FALSE(no_resource.ok());
+  CHECK(no_resource.error().field_path == "resource");
+}
+
 }  // namespace
 }  // namespace troupe::apiserver

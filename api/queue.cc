@@ -1,0 +1,166 @@
+#include "api/queue.h"
+
+#include <fmt/format.h>
+
+#include "api/field_error.h"
+#include "api/json_fields.h"
+#include "api/names.h"
+#include "api/well_known.h"
+
+namespace troupe::api {
+
+using nlohmann::json;
+
+const char* toString(WithinQueuePreemption value) {
+  return value == WithinQueuePreemption::Never ? "Never" : "LowerPriority";
+}
+
+Queue Queue::fromJson(const json& object, std::vector<Error>& errors) {
+  JsonFields f(errors);
+  Queue q;
+  if (!object.is_object()) {
+    f.typeError("<nil>", object, "object");
+    return q;
+  }
+  f.typeMeta(object, kApiVersion, kQueueKind);
+  q.metadata = ObjectMeta::fromJson(object.value("metadata", json()), errors);
+  if (const json* spec = f.object(object, "spec", "spec")) {
+    q.spec.parent = f.string(*spec, "parent", "spec.parent").value_or("");
+    if (const json* resources = f.object(*spec, "resources", "spec.resources")) {
+      for (const auto& [name, entry] : resources->items()) {
+        std::string p = keyPath("spec.resources", name);
+        if (entry.is_null()) continue;
+        if (!entry.is_object()) {
+          f.typeError(p, entry, "object");
+          continue;
+        }
+        QueueResourceQuota quota;
+        quota.guaranteed = f.quantity(entry, "guaranteed", p + ".guaranteed");
+        quota.limit = f.quantity(entry, "limit", p + ".limit");
+        quota.over_quota_weight = f.quantity(entry, "overQuotaWeight", p + ".overQuotaWeight");
+        quota.lending_limit = f.quantity(entry, "lendingLimit", p + ".lendingLimit");
+        q.spec.resources.emplace(name, quota);
+      }
+    }
+    q.spec.priority = f.int32(*spec, "priority", "spec.priority").value_or(0);
+    q.spec.max_wait_seconds = f.int64(*spec, "maxWaitSeconds", "spec.maxWaitSeconds");
+    if (const json* p = f.object(*spec, "preemption", "spec.preemption")) {
+      auto within = f.string(*p, "withinQueue", "spec.preemption.withinQueue");
+      if (within) {
+        if (*within == "Never") {
+          q.spec.preemption.within_queue = WithinQueuePreemption::Never;
+        } else if (*within != "LowerPriority") {
+          errors.push_back(
+              notSupported("spec.preemption.withinQueue", *within, {"LowerPriority", "Never"}));
+        }
+      }
+      q.spec.preemption.reclaim =
+          f.boolean(*p, "reclaim", "spec.preemption.reclaim").value_or(true);
+      q.spec.preemption.min_runtime_seconds =
+          f.int32(*p, "minRuntimeSeconds", "spec.preemption.minRuntimeSeconds").value_or(0);
+    }
+  }
+  if (const json* status = f.object(object, "status", "status")) {
+    q.status.observed_generation =
+        f.int64(*status, "observedGeneration", "status.observedGeneration").value_or(0);
+    q.status.allocated = f.resourceMap(*status, "allocated", "status.allocated");
+    q.status.fair_share = f.resourceMap(*status, "fairShare", "status.fairShare");
+    q.status.pending = f.int32(*status, "pending", "status.pending").value_or(0);
+    q.status.admitted = f.int32(*status, "admitted", "status.admitted").value_or(0);
+    q.status.running = f.int32(*status, "running", "status.running").value_or(0);
+    q.status.conditions = Condition::listFromJson(*status, "status.conditions", errors);
+  }
+  return q;
+}
+
+json Queue::toJson() const {
+  json spec_json = json::object();
+  if (!spec.parent.empty()) spec_json["parent"] = spec.parent;
+  if (!spec.resources.empty()) {
+    json resources = json::object();
+    for (const auto& [name, quota] : spec.resources) {
+      json entry = json::object();
+      if (quota.guaranteed) entry["guaranteed"] = quota.guaranteed->toString();
+      if (quota.limit) entry["limit"] = quota.limit->toString();
+      if (quota.over_quota_weight) entry["overQuotaWeight"] = quota.over_quota_weight->toString();
+      if (quota.lending_limit) entry["lendingLimit"] = quota.lending_limit->toString();
+      resources[name] = std::move(entry);
+    }
+    spec_json["resources"] = std::move(resources);
+  }
+  spec_json["priority"] = spec.priority;
+  if (spec.max_wait_seconds) spec_json["maxWaitSeconds"] = *spec.max_wait_seconds;
+  spec_json["preemption"] = {{"withinQueue", toString(spec.preemption.within_queue)},
+                             {"reclaim", spec.preemption.reclaim},
+                             {"minRuntimeSeconds", spec.preemption.min_runtime_seconds}};
+  json status_json = json::object();
+  if (status.observed_generation != 0)
+    status_json["observedGeneration"] = status.observed_generation;
+  if (!status.allocated.empty()) status_json["allocated"] = resourcesToJson(status.allocated);
+  if (!status.fair_share.empty()) status_json["fairShare"] = resourcesToJson(status.fair_share);
+  status_json["pending"] = status.pending;
+  status_json["admitted"] = status.admitted;
+  status_json["running"] = status.running;
+  if (!status.conditions.empty()) status_json["conditions"] = conditionsToJson(status.conditions);
+  return {{"apiVersion", kApiVersion},
+          {"kind", kQueueKind},
+          {"metadata", metadata.toJson()},
+          {"spec", std::move(spec_json)},
+          {"status", std::move(status_json)}};
+}
+
+std::vector<Error> Queue::validate() const {
+  std::vector<Error> errors;
+  validateObjectMeta(metadata, /*namespaced=*/false, errors);
+  if (!spec.parent.empty()) {
+    if (auto why = checkDnsSubdomain(spec.parent)) {
+      errors.push_back(invalid("spec.parent", spec.parent, *why));
+    } else if (spec.parent == metadata.name) {
+      errors.push_back(invalid("spec.parent", spec.parent, "a queue cannot be its own parent"));
+    }
+  }
+  for (const auto& [name, quota] : spec.resources) {
+    std::string p = keyPath("spec.resources", name);
+    if (auto why = checkQualifiedName(name))
+      errors.push_back(invalid("spec.resources", name, *why));
+    auto nonNegative = [&](const std::optional<Quantity>& q, const char* field) {
+      if (q && q->isNegative())
+        errors.push_back(
+            invalid(p + "." + field, q->toString(), "must be greater than or equal to 0"));
+    };
+    nonNegative(quota.guaranteed, "guaranteed");
+    nonNegative(quota.limit, "limit");
+    nonNegative(quota.over_quota_weight, "overQuotaWeight");
+    nonNegative(quota.lending_limit, "lendingLimit");
+    if (quota.limit && quota.guaranteed && *quota.guaranteed > *quota.limit) {
+      errors.push_back(invalid(
+          p + ".guaranteed", quota.guaranteed->toString(),
+          fmt::format("must be less than or equal to limit ({})", quota.limit->toString())));
+    }
+    if (quota.lending_limit && *quota.lending_limit > quota.guaranteedOrZero()) {
+      errors.push_back(invalid(p + ".lendingLimit", quota.lending_limit->toString(),
+                               fmt::format("must be less than or equal to guaranteed ({})",
+                                           quota.guaranteedOrZero().toString())));
+    }
+  }
+  if (spec.resources.size() > 64)
+    errors.push_back(tooMany("spec.resources", static_cast<int64_t>(spec.resources.size()), 64));
+  if (spec.max_wait_seconds && *spec.max_wait_seconds < 0)
+    errors.push_back(invalid("spec.maxWaitSeconds", *spec.max_wait_seconds,
+                             "must be greater than or equal to 0"));
+  if (spec.preemption.min_runtime_seconds < 0)
+    errors.push_back(invalid("spec.preemption.minRuntimeSeconds",
+                             spec.preemption.min_runtime_seconds,
+                             "must be greater than or equal to 0"));
+  validateConditions(status.conditions, "status.conditions", errors);
+  return errors;
+}
+
+std::vector<Error> Queue::validateUpdate(const Queue& old) const {
+  std::vector<Error> errors = validate();
+  if (metadata.name != old.metadata.name)
+    errors.push_back(invalid("metadata.name", metadata.name, "field is immutable"));
+  return errors;
+}
+
+}  // namespace troupe::api

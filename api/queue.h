@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/condition.h"
+#include "api/object_meta.h"
+#include "api/quantity.h"
+#include "api/resource_list.h"
+
+namespace troupe::api {
+
+// The quota of one resource in a queue. Unset values have the meanings noted; the helper
+// functions give the effective values.
+struct QueueResourceQuota {
+  std::optional<Quantity> guaranteed;         // unset: 0
+  std::optional<Quantity> limit;              // unset: no limit
+  std::optional<Quantity> over_quota_weight;  // unset: 1
+  std::optional<Quantity> lending_limit;      // unset: lend all unused guarantee
+
+  Quantity guaranteedOrZero() const { return guaranteed.value_or(Quantity()); }
+  Quantity weightOrOne() const { return over_quota_weight.value_or(Quantity::fromMilli(1000)); }
+};
+
+enum class WithinQueuePreemption { LowerPriority, Never };
+const char* toString(WithinQueuePreemption value);
+
+struct QueuePreemption {
+  WithinQueuePreemption within_queue = WithinQueuePreemption::LowerPriority;
+  bool reclaim = true;
+  int32_t min_runtime_seconds = 0;
+};
+
+// Defaults are the CRD's and are in place right after decoding.
+struct QueueSpec {
+  std::string parent;  // empty: top level
+  std::map<std::string, QueueResourceQuota> resources;
+  int32_t priority = 0;
+  std::optional<int64_t> max_wait_seconds;  // unset: never starving
+  QueuePreemption preemption;
+};
+
+struct QueueStatus {
+  int64_t observed_generation = 0;
+  ResourceList allocated;
+  ResourceList fair_share;
+  int32_t pending = 0;
+  int32_t admitted = 0;
+  int32_t running = 0;
+  std::vector<Condition> conditions;
+};
+
+// troupe.dev/v1alpha1 Queue (cluster-scoped).
+struct Queue {
+  ObjectMeta metadata;
+  QueueSpec spec;
+  QueueStatus status;
+
+  static Queue fromJson(const nlohmann::json& object, std::vector<Error>& errors);
+  nlohmann::json toJson() const;
+  // Every rule, all errors at once.
+  std::vector<Error> validate() const;
+  std::vector<Error> validateUpdate(const Queue& old) const;
+};
+
+}  // namespace troupe::api

@@ -1,0 +1,204 @@
+#include "apiserver/api_handler.h"
+
+#include "apiserver/auth/authorizer.h"
+#include "apiserver/handlers/crud.h"
+#include "apiserver/handlers/openapi.h"
+#include "apiserver/handlers/watch.h"
+#include "common/log.h"
+
+namespace troupe::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+thread_local const auth::Identity* t_identity = nullptr;
+
+http::Response text(int status, std::string body) {
+  http::Response response;
+  response.status = status;
+  response.content_type = "text/plain; charset=utf-8";
+  response.body = std::move(body);
+  return response;
+}
+
+http::Response pageNotFound() { return text(404, "404 page not found\n"); }
+
+using OperationFn = http::Response (*)(ApiContext&, const RestRequest&);
+
+struct Operation {
+  const char* verb;
+  const char* subresource;
+  OperationFn run;
+};
+
+// Which handler serves which verb on which subresource. A subresource the kind lacks is
+// a 404, as on the real server.
+const Operation kOperations[] = {
+    {"get", "", handleGet},
+    {"get", "status", handleGet},
+    {"get", "scale", handleGet},
+    {"list", "", handleList},
+    {"watch", "", handleWatch},
+    {"create", "", handleCreate},
+    {"create", "binding", handleBinding},
+    {"create", "eviction", handleEviction},
+    {"update", "", handleUpdate},
+    {"update", "status", handleUpdate},
+    {"update", "scale", handleUpdate},
+    {"patch", "", handlePatch},
+    {"patch", "status", handlePatch},
+    {"patch", "scale", handlePatch},
+    {"delete", "", handleDelete},
+    {"deletecollection", "", handleDeleteCollection},
+};
+
+bool hasSubresource(const ResourceKind& kind, const std::string& sub) {
+  if (sub.empty()) return true;
+  if (sub == "status") return kind.has_status;
+  if (sub == "scale") return kind.has_scale;
+  if (sub == "binding") return kind.has_binding;
+  if (sub == "eviction") return kind.has_eviction;
+  return false;
+}
+
+std::string verbOf(const http::Request& request, bool has_name) {
+  const std::string& m = request.method;
+  if (m == "GET" || m == "HEAD") {
+    if (has_name) return "get";
+    std::string watch = request.param("watch");
+    return watch == "true" || watch == "1" ? "watch" : "list";
+  }
+  if (m == "POST") return "create";
+  if (m == "PUT") return "update";
+  if (m == "PATCH") return "patch";
+  if (m == "DELETE") return has_name ? "delete" : "deletecollection";
+  return "";
+}
+
+}  // namespace
+
+ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens, VersionInfo version,
+                       std::string server_address)
+    : context_(context),
+      tokens_(std::move(tokens)),
+      version_(std::move(version)),
+      server_address_(std::move(server_address)) {
+  auto ok = [this](const http::Request& request, const RouteParams&) {
+    if (!ready_) return text(500, "[-]troupe-ready failed: not ready yet\n");
+    if (request.hasParam("verbose"))
+      return text(200, "[+]ping ok\n[+]etcd ok\n[+]troupe-storage ok\nreadyz check passed\n");
+    return text(200, "ok");
+  };
+  public_routes_.add("GET", "/healthz", ok);
+  public_routes_.add("GET", "/livez", ok);
+  public_routes_.add("GET", "/readyz", ok);
+  public_routes_.add("GET", "/version", [this](const http::Request&, const RouteParams&) {
+    return handleVersion(version_);
+  });
+
+  const ResourceRegistry& registry = context_.registry;
+  routes_.add("GET", "/api", [this, &registry](const http::Request& request, const RouteParams&) {
+    return handleCoreDiscovery(registry, request, server_address_);
+  });
+  routes_.add("GET", "/apis", [&registry](const http::Request& request, const RouteParams&) {
+    return handleGroupsDiscovery(registry, request);
+  });
+  routes_.add("GET", "/api/v1", [&registry](const http::Request&, const RouteParams&) {
+    return handleResourceList(registry, "", "v1");
+  });
+  routes_.add("GET", "/apis/{group}", [&registry](const http::Request&, const RouteParams& p) {
+    return handleGroupDiscovery(registry, p.at("group"));
+  });
+  routes_.add("GET", "/apis/{group}/{version}",
+              [&registry](const http::Request&, const RouteParams& p) {
+                return handleResourceList(registry, p.at("group"), p.at("version"));
+              });
+  routes_.add("GET", "/openapi/v3", [&registry](const http::Request&, const RouteParams&) {
+    return handleOpenApiV3Index(registry);
+  });
+  routes_.add("GET", "/openapi/v3/{path...}",
+              [&registry](const http::Request&, const RouteParams& p) {
+                return handleOpenApiV3Document(registry, p.at("path"));
+              });
+  routes_.add("*", "/api/v1/{rest...}", [this](const http::Request& request, const RouteParams& p) {
+    return handleResource(request, "", "v1", p.at("rest"), *t_identity);
+  });
+  routes_.add("*", "/apis/{group}/{version}/{rest...}",
+              [this](const http::Request& request, const RouteParams& p) {
+                return handleResource(request, p.at("group"), p.at("version"), p.at("rest"),
+                                      *t_identity);
+              });
+}
+
+http::Response ApiHandler::handle(const http::Request& request) {
+  if (auto response = public_routes_.route(request)) return *response;
+  auto identity = tokens_.authenticate(request.header("authorization"));
+  if (!identity) return statusResponse(statusError(401, "Unauthorized", "Unauthorized"));
+  t_identity = &*identity;
+  auto response = routes_.route(request);
+  t_identity = nullptr;
+  if (!response) return pageNotFound();
+  log::debug("request", {{"method", request.method},
+                         {"target", request.target},
+                         {"status", response->status},
+                         {"user", identity->user}});
+  return std::move(*response);
+}
+
+http::Response ApiHandler::handleResource(const http::Request& request, const std::string& group,
+                                          const std::string& version, const std::string& rest,
+                                          const auth::Identity& identity) {
+  auto parts = splitPath(rest);
+  std::string ns;
+  if (parts.size() >= 3 && parts[0] == "namespaces" &&
+      !(parts.size() == 3 && (parts[2] == "status" || parts[2] == "finalize"))) {
+    ns = parts[1];
+    parts.erase(parts.begin(), parts.begin() + 2);
+  }
+  if (parts.empty() || parts.size() > 3) return pageNotFound();
+  auto kind = context_.registry.find(group, version, parts[0]);
+  if (!kind) return pageNotFound();
+  std::string name = parts.size() > 1 ? parts[1] : "";
+  std::string sub = parts.size() > 2 ? parts[2] : "";
+  if (!kind->namespaced && !ns.empty()) return pageNotFound();
+  if (kind->namespaced && ns.empty() && (!name.empty() || request.method == "POST"))
+    return pageNotFound();
+  if (!hasSubresource(*kind, sub)) return pageNotFound();
+
+  std::string verb = verbOf(request, !name.empty());
+  auth::Attributes attributes{verb, group, kind->resource, sub, ns, name};
+  if (verb.empty()) return statusResponse(methodNotSupported(request.method, kind->kind));
+  if (!auth::allowed(identity, attributes)) {
+    json details = json::object();
+    if (!name.empty()) details["name"] = name;
+    if (!group.empty()) details["group"] = group;
+    details["kind"] = kind->resource;
+    return statusResponse(
+        statusError(403, "Forbidden", auth::forbiddenMessage(identity, attributes), details));
+  }
+
+  std::string content_type = request.header("content-type");
+  if (!request.body.empty() && content_type.find("protobuf") != std::string::npos) {
+    return statusResponse(statusError(
+        415, "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml"));
+  }
+  auto representation = negotiate(request.header("accept"), false);
+  if (representation == Representation::Unacceptable) {
+    return statusResponse(statusError(
+        406, "NotAcceptable",
+        "only the following media types are accepted: application/json, application/yaml"));
+  }
+  if (representation == Representation::Table && verb != "get" && verb != "list" && verb != "watch")
+    representation = Representation::Object;
+
+  RestRequest rest_request{request, *kind, ns, name, sub, verb, identity.user, representation};
+  for (const auto& op : kOperations) {
+    if (verb == op.verb && sub == op.subresource) return op.run(context_, rest_request);
+  }
+  return statusResponse(methodNotSupported(verb, kind->kind));
+}
+
+}  // namespace troupe::apiserver

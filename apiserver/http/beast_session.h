@@ -1,0 +1,91 @@
+#pragma once
+
+// Private to http/: the Beast types of the listener and the session. Only
+// https_server.cc and session.cc include this header.
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <array>
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "apiserver/http/https_server.h"
+
+namespace troupe::apiserver::http {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+
+// What every session of one server shares.
+struct ServerShared {
+  ServerOptions options;
+  Handler handler;
+  net::thread_pool workers;
+  std::atomic<bool> stopping{false};
+  // Streams in flight, so that stop() can end them (a watch holds store resources).
+  std::mutex streams_mu;
+  std::set<std::shared_ptr<ResponseStream>> streams;
+
+  ServerShared(ServerOptions o, Handler h)
+      : options(std::move(o)), handler(std::move(h)), workers(options.worker_threads) {}
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, ssl::context& tls, std::shared_ptr<ServerShared> shared);
+  void run();
+
+  // Called through the sink, from any thread.
+  void postChunk(std::string chunk);
+  void postFinish();
+  void postAbort();
+
+ private:
+  void onHandshake(beast::error_code ec);
+  void doRead();
+  void onRead(beast::error_code ec, std::size_t bytes);
+  void sendResponse(Response response);
+  void onWrite(bool close, beast::error_code ec);
+  void sendFailure(int status, const std::string& reason, const std::string& message);
+
+  void beginStream(Response response);
+  void onStreamHeader(beast::error_code ec);
+  void probeClient();
+  void writeNextChunk();
+  void endStream(bool graceful);
+  void shutdown();
+
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  beast::flat_buffer buffer_;
+  std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
+  std::shared_ptr<ServerShared> shared_;
+  std::string remote_;
+
+  // Streaming state, touched only on the session's strand.
+  std::shared_ptr<ResponseStream> stream_source_;
+  std::unique_ptr<beast::http::response<beast::http::empty_body>> stream_header_;
+  std::unique_ptr<beast::http::response_serializer<beast::http::empty_body>> stream_serializer_;
+  std::deque<std::string> pending_;
+  bool writing_ = false;
+  bool finish_requested_ = false;
+  bool closed_ = false;
+  std::array<char, 256> probe_{};
+
+ public:
+  // Bytes queued but not yet written; read by the sink to refuse a runaway backlog.
+  std::atomic<std::size_t> backlog_bytes{0};
+};
+
+}  // namespace troupe::apiserver::http

@@ -1,0 +1,473 @@
+#include "apiserver/object_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "apiserver/object_meta.h"
+
+namespace troupe::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kMaxRetries = 8;
+
+// Everything but metadata and status: what a change to bumps `generation`.
+json specPart(const json& object) {
+  json copy = object;
+  copy.erase("metadata");
+  copy.erase("status");
+  copy.erase("apiVersion");
+  copy.erase("kind");
+  return copy;
+}
+
+bool sameIgnoringVersion(json a, json b) {
+  if (a.contains("metadata")) a["metadata"].erase("resourceVersion");
+  if (b.contains("metadata")) b["metadata"].erase("resourceVersion");
+  return a == b;
+}
+
+bool hasFinalizers(const json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end()) return false;
+  auto f = meta->find("finalizers");
+  return f != meta->end() && f->is_array() && !f->empty();
+}
+
+void addFinalizer(json& object, const std::string& finalizer) {
+  auto& list = object["metadata"]["finalizers"];
+  if (!list.is_array()) list = json::array();
+  for (const auto& f : list)
+    if (f == finalizer) return;
+  list.push_back(finalizer);
+}
+
+bool isQuantityZero(const json& q) {
+  if (q.is_number()) return q.get<double>() == 0;
+  return q.is_string() && (q == "0" || q == "0m");
+}
+
+std::string qosClass(const json& spec) {
+  bool any = false;
+  bool guaranteed = true;
+  for (const auto& container : spec.value("containers", json::array())) {
+    json resources = container.value("resources", json::object());
+    json requests = resources.value("requests", json::object());
+    json limits = resources.value("limits", json::object());
+    for (const char* name : {"cpu", "memory"}) {
+      bool has_request = requests.contains(name) && !isQuantityZero(requests[name]);
+      bool has_limit = limits.contains(name) && !isQuantityZero(limits[name]);
+      if (has_request || has_limit) any = true;
+      if (!has_limit) guaranteed = false;
+      if (has_request && has_limit && requests[name] != limits[name]) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+void defaultPod(json& pod, ObjectStore& store) {
+  json& spec = pod["spec"];
+  if (!spec.is_object()) spec = json::object();
+  if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
+  if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
+  if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
+  if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
+  if (!spec.contains("securityContext")) spec["securityContext"] = json::object();
+  if (!spec.contains("enableServiceLinks")) spec["enableServiceLinks"] = true;
+  if (!spec.contains("preemptionPolicy")) spec["preemptionPolicy"] = "PreemptLowerPriority";
+  if (!spec.contains("priority")) {
+    std::int64_t priority = 0;
+    if (spec.contains("priorityClassName") && spec["priorityClassName"].is_string()) {
+      auto pc = store.get(
+          {"priorityclasses.scheduling.k8s.io", "", spec["priorityClassName"].get<std::string>()});
+      if (pc && pc->object.contains("value")) priority = pc->object["value"].get<std::int64_t>();
+    }
+    spec["priority"] = priority;
+  }
+  if (spec.contains("containers") && spec["containers"].is_array()) {
+    for (auto& c : spec["containers"]) {
+      if (!c.is_object()) continue;
+      if (!c.contains("terminationMessagePath"))
+        c["terminationMessagePath"] = "/dev/termination-log";
+      if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
+      if (!c.contains("imagePullPolicy")) {
+        std::string image = c.value("image", "");
+        bool latest = image.find(':') == std::string::npos ||
+                      (image.size() >= 7 && image.compare(image.size() - 7, 7, ":latest") == 0);
+        c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
+      }
+      if (!c.contains("resources")) c["resources"] = json::object();
+    }
+  }
+  pod["status"] = {{"phase", "Pending"}, {"qosClass", qosClass(spec)}};
+}
+
+void defaultService(json& service) {
+  json& spec = service["spec"];
+  if (!spec.is_object()) spec = json::object();
+  if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
+  if (!spec.contains("clusterIP")) {
+    thread_local std::mt19937 rng{std::random_device{}()};
+    std::uniform_int_distribution<int> octet(1, 254);
+    std::string ip = "10.96." + std::to_string(octet(rng)) + "." + std::to_string(octet(rng));
+    spec["clusterIP"] = ip;
+    spec["clusterIPs"] = json::array({ip});
+  }
+  if (spec.contains("ports") && spec["ports"].is_array()) {
+    for (auto& p : spec["ports"]) {
+      if (!p.contains("protocol")) p["protocol"] = "TCP";
+      if (!p.contains("targetPort") && p.contains("port")) p["targetPort"] = p["port"];
+    }
+  }
+  service["status"] = {{"loadBalancer", json::object()}};
+}
+
+json crdStatus(const json& crd, const std::string& now) {
+  json status = json::object();
+  json names = crd["spec"].value("names", json::object());
+  if (!names.contains("singular") && names.contains("kind")) {
+    std::string singular = names["kind"];
+    std::transform(singular.begin(), singular.end(), singular.begin(), ::tolower);
+    names["singular"] = singular;
+  }
+  if (!names.contains("listKind") && names.contains("kind"))
+    names["listKind"] = names["kind"].get<std::string>() + "List";
+  status["acceptedNames"] = names;
+  status["conditions"] = json::array({{{"type", "NamesAccepted"},
+                                       {"status", "True"},
+                                       {"lastTransitionTime", now},
+                                       {"reason", "NoConflicts"},
+                                       {"message", "no conflicts found"}},
+                                      {{"type", "Established"},
+                                       {"status", "True"},
+                                       {"lastTransitionTime", now},
+                                       {"reason", "InitialNamesAccepted"},
+                                       {"message", "the initial names have been accepted"}}});
+  json stored = json::array();
+  for (const auto& v : crd["spec"].value("versions", json::array()))
+    if (v.value("storage", false)) stored.push_back(v.value("name", ""));
+  status["storedVersions"] = stored;
+  return status;
+}
+
+}  // namespace
+
+ObjectKey keyOf(const ResourceKind& kind, const std::string& ns, const std::string& name) {
+  return ObjectKey{kind.storageName(), kind.namespaced ? ns : "", name};
+}
+
+ObjectService::ObjectService(ObjectStore& store, ResourceRegistry& registry,
+                             const TimeSource& clock)
+    : store_(store), registry_(registry), clock_(clock) {}
+
+void ObjectService::notify(const ResourceKind& kind, const json& before, const json& after) {
+  if (kind.storageName() == "customresourcedefinitions.apiextensions.k8s.io") {
+    if (after.is_null()) {
+      registry_.removeCrd(metaString(before, "name"));
+    } else {
+      (void)registry_.applyCrd(after);  // validated before the write
+    }
+  }
+  if (observer_) observer_->observe(kind, before, after);
+}
+
+ApiResult<StoredObject> ObjectService::get(const ResourceKind& kind, const std::string& ns,
+                                           const std::string& name) {
+  auto found = store_.get(keyOf(kind, ns, name));
+  if (!found) return fromStoreError(found.error(), kind, name);
+  return std::move(found.value());
+}
+
+std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& object) {
+  std::string name = metaString(object, "name");
+  std::vector<Cause> causes;
+  if (kind.storageName() == "customresourcedefinitions.apiextensions.k8s.io") {
+    auto kinds = kindsFromCrd(object);
+    if (!kinds) {
+      causes.push_back({"FieldValueInvalid", kinds.error().message, kinds.error().field_path});
+    }
+  }
+  if (kind.custom && validator_) {
+    auto more = validator_(kind, object);
+    causes.insert(causes.end(), more.begin(), more.end());
+  }
+  if (causes.empty()) return std::nullopt;
+  return invalid(kind, name, causes);
+}
+
+std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, const std::string& ns,
+                                                   json& object) {
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  std::string name = meta.value("name", "");
+  if (name.empty() && meta.contains("generateName") && meta["generateName"].is_string()) {
+    name = meta["generateName"].get<std::string>() + randomSuffix();
+    meta["name"] = name;
+  }
+  if (name.empty()) {
+    return invalid(kind, "",
+                   {{"FieldValueRequired", "Required value: name or generateName is required",
+                     "metadata.name"}});
+  }
+  if (auto why = checkDnsSubdomain(name); !why.empty()) {
+    return invalid(
+        kind, name,
+        {{"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"}});
+  }
+  if (kind.namespaced) {
+    std::string body_ns = meta.value("namespace", "");
+    if (!body_ns.empty() && body_ns != ns) {
+      return badRequest(
+          "the namespace of the provided object does not match the namespace sent on the request");
+    }
+    meta["namespace"] = ns;
+    auto nsobj = store_.get({"namespaces", "", ns});
+    if (!nsobj) {
+      return statusError(404, "NotFound", "namespaces \"" + ns + "\" not found",
+                         {{"name", ns}, {"kind", "namespaces"}});
+    }
+    if (nsobj->object["metadata"].contains("deletionTimestamp")) {
+      return statusError(403, "Forbidden",
+                         kind.resource + " \"" + name +
+                             "\" is forbidden: unable to create new content in namespace " + ns +
+                             " because it is being terminated",
+                         {{"name", name}, {"kind", kind.resource}});
+    }
+  } else {
+    meta.erase("namespace");
+  }
+  std::string now = formatTime(clock_.now());
+  meta["uid"] = newUid();
+  meta["creationTimestamp"] = now;
+  meta.erase("resourceVersion");
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+  if (kind.bumps_generation) {
+    meta["generation"] = 1;
+  } else {
+    meta.erase("generation");
+  }
+  object["apiVersion"] = kind.groupVersion();
+  object["kind"] = kind.kind;
+  if (kind.custom && kind.has_status) object.erase("status");
+
+  const std::string storage = kind.storageName();
+  if (storage == "pods") {
+    defaultPod(object, store_);
+  } else if (storage == "services") {
+    defaultService(object);
+  } else if (storage == "namespaces") {
+    meta["labels"]["kubernetes.io/metadata.name"] = name;
+    object["spec"] = {{"finalizers", json::array({"kubernetes"})}};
+    object["status"] = {{"phase", "Active"}};
+  } else if (storage == "customresourcedefinitions.apiextensions.k8s.io") {
+    if (auto error = validate(kind, object)) return error;
+    object["status"] = crdStatus(object, now);
+  }
+  return validate(kind, object);
+}
+
+ApiResult<StoredObject> ObjectService::create(const ResourceKind& kind, const std::string& ns,
+                                              json object, bool dry_run) {
+  if (!object.is_object()) return badRequest("the body of the request must be a JSON object");
+  std::string api_version = object.value("apiVersion", "");
+  std::string object_kind = object.value("kind", "");
+  if (!api_version.empty() && api_version != kind.groupVersion()) {
+    return badRequest("the API version in the data (" + api_version +
+                      ") does not match the expected API version (" + kind.groupVersion() + ")");
+  }
+  if (!object_kind.empty() && object_kind != kind.kind) {
+    return badRequest("the kind in the data (" + object_kind +
+                      ") does not match the expected kind (" + kind.kind + ")");
+  }
+  if (auto error = admitCreate(kind, ns, object)) return *error;
+  std::string name = metaString(object, "name");
+  ObjectKey key = keyOf(kind, ns, name);
+  if (dry_run) {
+    if (store_.get(key)) return alreadyExists(kind, name);
+    return StoredObject{key, 0, object};
+  }
+  auto created = store_.create(key, object);
+  if (!created) return fromStoreError(created.error(), kind, name);
+  notify(kind, nullptr, created->object);
+  return std::move(created.value());
+}
+
+ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
+                                                    const StoredObject& current, json next,
+                                                    Subresource subresource, bool dry_run) {
+  const json& old = current.object;
+  const std::string& name = current.key.name;
+  if (!next.is_object()) return badRequest("the body of the request must be a JSON object");
+  if (subresource == Subresource::Status) {
+    json merged = old;
+    if (next.contains("status")) {
+      merged["status"] = next["status"];
+    } else {
+      merged.erase("status");
+    }
+    next = std::move(merged);
+  } else if (subresource == Subresource::Main && kind.has_status) {
+    if (old.contains("status")) {
+      next["status"] = old["status"];
+    } else {
+      next.erase("status");
+    }
+  }
+  json& meta = next["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  std::string body_name = meta.value("name", "");
+  if (!body_name.empty() && body_name != name) {
+    return badRequest("the name of the object (" + body_name +
+                      ") does not match the name on the URL (" + name + ")");
+  }
+  const json& old_meta = old["metadata"];
+  for (const char* field : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "generation"}) {
+    if (old_meta.contains(field)) {
+      meta[field] = old_meta[field];
+    } else {
+      meta.erase(field);
+    }
+  }
+  meta.erase("resourceVersion");
+  next["apiVersion"] = kind.groupVersion();
+  next["kind"] = kind.kind;
+  if (kind.bumps_generation && specPart(next) != specPart(old)) {
+    meta["generation"] = old_meta.value("generation", 0) + 1;
+  }
+  if (auto error = validate(kind, next)) return *error;
+  if (sameIgnoringVersion(next, old)) return current;
+  if (dry_run) {
+    next["metadata"]["resourceVersion"] = old_meta.value("resourceVersion", "");
+    return StoredObject{current.key, current.revision, next};
+  }
+  if (meta.contains("deletionTimestamp") && !hasFinalizers(next)) {
+    auto removed = store_.remove(current.key, current.revision);
+    if (!removed) return fromStoreError(removed.error(), kind, name);
+    notify(kind, old, nullptr);
+    return std::move(removed.value());
+  }
+  auto updated = store_.update(current.key, next, current.revision);
+  if (!updated) return fromStoreError(updated.error(), kind, name);
+  notify(kind, old, updated->object);
+  return std::move(updated.value());
+}
+
+ApiResult<StoredObject> ObjectService::update(const ResourceKind& kind, const std::string& ns,
+                                              const std::string& name, json object,
+                                              Subresource subresource, bool dry_run) {
+  if (!object.is_object()) return badRequest("the body of the request must be a JSON object");
+  auto current = store_.get(keyOf(kind, ns, name));
+  if (!current) return fromStoreError(current.error(), kind, name);
+  std::string body_rv = metaString(object, "resourceVersion");
+  if (!body_rv.empty() && body_rv != std::to_string(current->revision)) {
+    return staleConflict(kind, name);
+  }
+  return commitUpdate(kind, current.value(), std::move(object), subresource, dry_run);
+}
+
+ApiResult<StoredObject> ObjectService::mutate(const ResourceKind& kind, const std::string& ns,
+                                              const std::string& name, const Change& change,
+                                              Subresource subresource, bool dry_run,
+                                              bool create_if_missing, bool* created) {
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    auto current = store_.get(keyOf(kind, ns, name));
+    if (!current) {
+      if (current.error().code != ErrorCode::NotFound || !create_if_missing)
+        return fromStoreError(current.error(), kind, name);
+      auto next = change(nullptr);
+      if (!next) return next.error();
+      auto made = create(kind, ns, std::move(next.value()), dry_run);
+      if (!made && made.error().code == 409 && attempt + 1 < kMaxRetries) continue;
+      if (made && created) *created = true;
+      return made;
+    }
+    auto next = change(current->object);
+    if (!next) return next.error();
+    auto result =
+        commitUpdate(kind, current.value(), std::move(next.value()), subresource, dry_run);
+    if (!result && result.error().code == 409 &&
+        result.error().status.value("reason", "") == "Conflict" && attempt + 1 < kMaxRetries) {
+      continue;  // someone wrote in between: read again and reapply
+    }
+    return result;
+  }
+  return staleConflict(kind, name);
+}
+
+ApiResult<StoredObject> ObjectService::remove(const ResourceKind& kind, const std::string& ns,
+                                              const std::string& name,
+                                              const DeleteOptions& options) {
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    auto found = store_.get(keyOf(kind, ns, name));
+    if (!found) return fromStoreError(found.error(), kind, name);
+    StoredObject current = std::move(found.value());
+    const json& old = current.object;
+    if (!options.precondition_uid.empty() && options.precondition_uid != metaString(old, "uid")) {
+      return conflict(kind, name,
+                      "Precondition failed: UID in precondition: " + options.precondition_uid +
+                          ", UID in object meta: " + metaString(old, "uid"));
+    }
+    if (!options.precondition_resource_version.empty() &&
+        options.precondition_resource_version != std::to_string(current.revision)) {
+      return conflict(kind, name,
+                      "Precondition failed: ResourceVersion in precondition: " +
+                          options.precondition_resource_version +
+                          ", ResourceVersion in object meta: " + std::to_string(current.revision));
+    }
+    json next = old;
+    bool graceful = false;
+    Time now = clock_.now();
+    if (kind.storageName() == "pods") {
+      std::int64_t grace = options.grace_period_seconds.value_or(
+          old["spec"].value("terminationGracePeriodSeconds", std::int64_t{30}));
+      std::string phase = old.value("status", json::object()).value("phase", "");
+      bool bound = !old["spec"].value("nodeName", "").empty();
+      bool terminal = phase == "Succeeded" || phase == "Failed";
+      if (bound && !terminal && grace > 0) {
+        graceful = true;
+        if (!old["metadata"].contains("deletionTimestamp")) {
+          next["metadata"]["deletionTimestamp"] = formatTime(now + std::chrono::seconds(grace));
+          next["metadata"]["deletionGracePeriodSeconds"] = grace;
+        }
+      }
+    }
+    const std::string& policy = options.propagation_policy;
+    if (policy == "Foreground") addFinalizer(next, "foregroundDeletion");
+    if (policy == "Orphan") addFinalizer(next, "orphan");
+    bool keep = graceful || hasFinalizers(next);
+    if (keep) {
+      if (!next["metadata"].contains("deletionTimestamp")) {
+        next["metadata"]["deletionTimestamp"] = formatTime(now);
+        next["metadata"]["deletionGracePeriodSeconds"] = 0;
+      }
+      if (next == old) return current;  // already being deleted
+      if (options.dry_run) return StoredObject{current.key, current.revision, next};
+      next["metadata"].erase("resourceVersion");
+      auto updated = store_.update(current.key, next, current.revision);
+      if (!updated) {
+        if (updated.error().code == ErrorCode::Conflict) continue;
+        return fromStoreError(updated.error(), kind, name);
+      }
+      notify(kind, old, updated->object);
+      return std::move(updated.value());
+    }
+    if (options.dry_run) return current;
+    auto removed = store_.remove(current.key, current.revision);
+    if (!removed) {
+      if (removed.error().code == ErrorCode::Conflict) continue;
+      return fromStoreError(removed.error(), kind, name);
+    }
+    notify(kind, old, nullptr);
+    return std::move(removed.value());
+  }
+  return staleConflict(kind, name);
+}
+
+}  // namespace troupe::apiserver

@@ -1,0 +1,95 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "apiserver/handlers/api_status.h"
+#include "apiserver/registry/resource_registry.h"
+#include "apiserver/storage/object_store.h"
+#include "common/clock.h"
+
+// The Kubernetes semantics of writes on top of the ObjectStore: uid, creationTimestamp,
+// generation, optimistic concurrency, status subresource rules, graceful deletion and
+// finalizers. Every writer (REST handlers, the garbage collector) goes through here.
+namespace troupe::apiserver {
+
+// Main: status is kept as stored (kinds with a status subresource); Status: only status
+// changes; All: both (internal writers such as pods/binding).
+enum class Subresource { Main, Status, All };
+
+struct DeleteOptions {
+  std::optional<std::int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "", "Background", "Foreground", "Orphan"
+  std::string precondition_uid;
+  std::string precondition_resource_version;
+  bool dry_run = false;
+};
+
+// Sees every committed change; the garbage collector keeps its owner index with it.
+// Called after the write, from the writing thread; must not block.
+class WriteObserver {
+ public:
+  virtual ~WriteObserver() = default;
+  // `before` is null for a create, `after` null for a removal.
+  virtual void observe(const ResourceKind& kind, const nlohmann::json& before,
+                       const nlohmann::json& after) = 0;
+};
+
+// Checks (and defaults, in place) a custom resource against its CRD schema; an empty
+// list means valid.
+using SchemaValidator =
+    std::function<std::vector<Cause>(const ResourceKind& kind, nlohmann::json& object)>;
+
+class ObjectService {
+ public:
+  ObjectService(ObjectStore& store, ResourceRegistry& registry, const TimeSource& clock);
+
+  void setObserver(WriteObserver* observer) { observer_ = observer; }
+  void setSchemaValidator(SchemaValidator validator) { validator_ = std::move(validator); }
+
+  ApiResult<StoredObject> get(const ResourceKind& kind, const std::string& ns,
+                              const std::string& name);
+  ApiResult<StoredObject> create(const ResourceKind& kind, const std::string& ns,
+                                 nlohmann::json object, bool dry_run);
+  // PUT: replaces the object (or its status). A body resourceVersion must match.
+  ApiResult<StoredObject> update(const ResourceKind& kind, const std::string& ns,
+                                 const std::string& name, nlohmann::json object,
+                                 Subresource subresource, bool dry_run);
+  // Read-modify-write with retries on a concurrent write: `change` gets the current
+  // object and returns the new one (a patch). `create_if_missing` lets server-side
+  // apply create: `change` then receives null.
+  using Change = std::function<ApiResult<nlohmann::json>(const nlohmann::json& current)>;
+  ApiResult<StoredObject> mutate(const ResourceKind& kind, const std::string& ns,
+                                 const std::string& name, const Change& change,
+                                 Subresource subresource, bool dry_run,
+                                 bool create_if_missing = false, bool* created = nullptr);
+  // Deletes, gracefully where Kubernetes does: finalizers or a bound pod's grace period
+  // leave the object in place with a deletionTimestamp. Returns the last state.
+  ApiResult<StoredObject> remove(const ResourceKind& kind, const std::string& ns,
+                                 const std::string& name, const DeleteOptions& options);
+
+  ObjectStore& store() { return store_; }
+  ResourceRegistry& registry() { return registry_; }
+  const TimeSource& clock() const { return clock_; }
+
+ private:
+  ApiResult<StoredObject> commitUpdate(const ResourceKind& kind, const StoredObject& current,
+                                       nlohmann::json next, Subresource subresource, bool dry_run);
+  std::optional<ApiError> admitCreate(const ResourceKind& kind, const std::string& ns,
+                                      nlohmann::json& object);
+  std::optional<ApiError> validate(const ResourceKind& kind, nlohmann::json& object);
+  void notify(const ResourceKind& kind, const nlohmann::json& before, const nlohmann::json& after);
+
+  ObjectStore& store_;
+  ResourceRegistry& registry_;
+  const TimeSource& clock_;
+  WriteObserver* observer_ = nullptr;
+  SchemaValidator validator_;
+};
+
+ObjectKey keyOf(const ResourceKind& kind, const std::string& ns, const std::string& name);
+
+}  // namespace troupe::apiserver

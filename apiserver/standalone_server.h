@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apiserver/handlers/discovery.h"
+#include "apiserver/object_service.h"
+#include "apiserver/storage/object_store.h"
+#include "common/result.h"
+
+// `troupe serve` without the command line: the HTTPS API server over an ObjectStore, with
+// its certificate, tokens and kubeconfig in the data directory, the CRDs and the cluster's
+// Nodes loaded at start, and the garbage collector running. The operator and simulated
+// kubelets attach later through objects() (or over HTTPS with the kubeconfig).
+namespace troupe::apiserver {
+
+struct StandaloneOptions {
+  std::string data_dir = "./troupe-data";
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 6443;          // 0: any free port
+  std::string cluster_file;           // YAML of Node objects; empty: none
+  std::vector<std::string> crd_dirs;  // every *.yaml in them is applied at start
+  VersionInfo version;
+  std::size_t io_threads = 2;
+  std::size_t worker_threads = 4;
+  std::size_t body_limit = 3 * 1024 * 1024;
+};
+
+class StandaloneServer {
+ public:
+  StandaloneServer(StandaloneOptions options, std::unique_ptr<ObjectStore> store);
+  ~StandaloneServer();
+  StandaloneServer(const StandaloneServer&) = delete;
+  StandaloneServer& operator=(const StandaloneServer&) = delete;
+
+  Status start();
+  void stop();
+
+  std::uint16_t port() const;
+  std::string kubeconfigPath() const;
+  std::string adminToken() const;
+  ObjectService& objects();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// "127.0.0.1:6443" -> address and port; an Invalid error names the rule.
+Result<std::pair<std::string, std::uint16_t>> parseListen(const std::string& listen);
+
+}  // namespace troupe::apiserver

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+// A test client for HTTPS requests to a local server, driving the real curl binary (so
+// the server is exercised by a client that is not our own code).
+namespace troupe::testing {
+
+struct HttpReply {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lower-cased names
+};
+
+struct HttpCall {
+  std::string method = "GET";
+  std::string path;  // "/api/v1/namespaces"
+  std::string token;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  int max_seconds = 20;
+};
+
+HttpReply httpsRequest(int port, const HttpCall& call);
+
+// Runs a shell command; returns its exit code and stdout+stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+CommandResult runCommand(const std::string& command);
+
+// A fresh empty directory under the system temp dir, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A port that was free a moment ago on 127.0.0.1.
+int freePort();
+
+}  // namespace troupe::testing

@@ -1,0 +1,142 @@
+#include "test/support/memory_object_store.h"
+
+namespace troupe::testing {
+
+using apiserver::EventType;
+using apiserver::ObjectKey;
+using apiserver::Revision;
+using apiserver::StoredObject;
+using apiserver::WatchEvent;
+
+namespace {
+
+class MemoryWatch final : public apiserver::Watch {
+ public:
+  MemoryWatch(std::recursive_mutex& mu, std::shared_ptr<MemoryObjectStore::Watcher> watcher)
+      : mu_(mu), watcher_(std::move(watcher)) {}
+  ~MemoryWatch() override {
+    std::lock_guard lock(mu_);
+    watcher_->active = false;
+  }
+
+ private:
+  std::recursive_mutex& mu_;
+  std::shared_ptr<MemoryObjectStore::Watcher> watcher_;
+};
+
+bool selects(const apiserver::WatchOptions& options, const ObjectKey& key) {
+  return key.resource == options.resource && (options.ns.empty() || options.ns == key.ns);
+}
+
+}  // namespace
+
+MemoryObjectStore::~MemoryObjectStore() = default;
+
+void MemoryObjectStore::publish(WatchEvent event) {
+  history_.push_back(event);
+  for (auto& w : watchers_)
+    if (w->active && selects(w->options, event.object.key)) w->options.on_event(event);
+}
+
+Result<StoredObject> MemoryObjectStore::create(const ObjectKey& key, nlohmann::json object) {
+  std::lock_guard lock(mu_);
+  if (objects_.count(key)) return makeError(ErrorCode::AlreadyExists, "", key.name);
+  ++revision_;
+  object["metadata"]["resourceVersion"] = std::to_string(revision_);
+  StoredObject stored{key, revision_, std::move(object)};
+  objects_[key] = stored;
+  publish({EventType::Added, stored});
+  return stored;
+}
+
+Result<StoredObject> MemoryObjectStore::update(const ObjectKey& key, nlohmann::json object,
+                                               std::optional<Revision> expected) {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return makeError(ErrorCode::NotFound, "", key.name);
+  if (expected && *expected != it->second.revision)
+    return makeError(ErrorCode::Conflict, "", key.name);
+  ++revision_;
+  object["metadata"]["resourceVersion"] = std::to_string(revision_);
+  it->second = StoredObject{key, revision_, std::move(object)};
+  publish({EventType::Modified, it->second});
+  return it->second;
+}
+
+Result<StoredObject> MemoryObjectStore::remove(const ObjectKey& key,
+                                               std::optional<Revision> expected) {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return makeError(ErrorCode::NotFound, "", key.name);
+  if (expected && *expected != it->second.revision)
+    return makeError(ErrorCode::Conflict, "", key.name);
+  ++revision_;
+  StoredObject last = it->second;
+  last.revision = revision_;
+  last.object["metadata"]["resourceVersion"] = std::to_string(revision_);
+  objects_.erase(it);
+  publish({EventType::Deleted, last});
+  return last;
+}
+
+Result<StoredObject> MemoryObjectStore::get(const ObjectKey& key) {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return makeError(ErrorCode::NotFound, "", key.name);
+  return it->second;
+}
+
+Result<apiserver::ListResult> MemoryObjectStore::list(const apiserver::ListOptions& options) {
+  std::lock_guard lock(mu_);
+  if (options.at_revision != 0 && options.at_revision < compacted_)
+    return makeError(ErrorCode::Gone, "", "too old");
+  apiserver::ListResult result;
+  result.revision = revision_;
+  for (const auto& [key, stored] : objects_) {
+    if (key.resource != options.resource) continue;
+    if (!options.ns.empty() && key.ns != options.ns) continue;
+    if (options.after &&
+        std::tie(key.ns, key.name) <= std::tie(options.after->ns, options.after->name))
+      continue;
+    if (options.limit && result.items.size() == options.limit) {
+      result.more = true;
+      break;
+    }
+    result.items.push_back(stored);
+  }
+  return result;
+}
+
+Result<std::unique_ptr<apiserver::Watch>> MemoryObjectStore::watch(
+    apiserver::WatchOptions options) {
+  std::lock_guard lock(mu_);
+  if (options.after_revision != 0 && options.after_revision < compacted_)
+    return makeError(ErrorCode::Gone, "", "too old");
+  auto watcher = std::make_shared<Watcher>();
+  watcher->options = std::move(options);
+  Revision from =
+      watcher->options.after_revision == 0 ? revision_ : watcher->options.after_revision;
+  for (const auto& event : history_)
+    if (event.object.revision > from && selects(watcher->options, event.object.key))
+      watcher->options.on_event(event);
+  watchers_.push_back(watcher);
+  return std::unique_ptr<apiserver::Watch>(std::make_unique<MemoryWatch>(mu_, watcher));
+}
+
+Revision MemoryObjectStore::currentRevision() const {
+  std::lock_guard lock(mu_);
+  return revision_;
+}
+
+Revision MemoryObjectStore::compactedRevision() const {
+  std::lock_guard lock(mu_);
+  return compacted_;
+}
+
+void MemoryObjectStore::compact(Revision revision) {
+  std::lock_guard lock(mu_);
+  compacted_ = revision;
+  std::erase_if(history_, [&](const WatchEvent& e) { return e.object.revision <= revision; });
+}
+
+}  // namespace troupe::testing
