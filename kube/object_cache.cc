@@ -1,0 +1,130 @@
+#include "kube/object_cache.h"
+
+#include <mutex>
+
+#include "common/check.h"
+
+namespace troupe::kube {
+namespace {
+
+std::string stringAt(const nlohmann::json& object, const char* section, const char* key) {
+  auto s = object.find(section);
+  if (s == object.end() || !s->is_object()) return {};
+  auto v = s->find(key);
+  return v != s->end() && v->is_string() ? v->get<std::string>() : std::string{};
+}
+
+}  // namespace
+
+std::string objectKey(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string objectKey(const nlohmann::json& object) {
+  return objectKey(stringAt(object, "metadata", "namespace"), stringAt(object, "metadata", "name"));
+}
+
+IndexFunction indexByNodeName() {
+  return [](const nlohmann::json& pod) -> std::vector<std::string> {
+    std::string node = stringAt(pod, "spec", "nodeName");
+    if (node.empty()) return {};
+    return {node};
+  };
+}
+
+IndexFunction indexByNamespace() {
+  return [](const nlohmann::json& object) -> std::vector<std::string> {
+    return {stringAt(object, "metadata", "namespace")};
+  };
+}
+
+void ObjectCache::addIndex(const std::string& name, IndexFunction function) {
+  std::unique_lock lock(mu_);
+  TROUPE_CHECK(objects_.empty(), "index {} added to a cache holding {} objects", name,
+               objects_.size());
+  index_functions_[name] = std::move(function);
+  indexes_[name];
+}
+
+ObjectPtr ObjectCache::get(const std::string& key) const {
+  std::shared_lock lock(mu_);
+  auto it = objects_.find(key);
+  return it == objects_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> ObjectCache::list() const {
+  std::shared_lock lock(mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(objects_.size());
+  for (const auto& [key, object] : objects_) out.push_back(object);
+  return out;
+}
+
+std::vector<std::string> ObjectCache::keys() const {
+  std::shared_lock lock(mu_);
+  std::vector<std::string> out;
+  out.reserve(objects_.size());
+  for (const auto& [key, object] : objects_) out.push_back(key);
+  return out;
+}
+
+std::vector<ObjectPtr> ObjectCache::byIndex(const std::string& name,
+                                            const std::string& value) const {
+  std::shared_lock lock(mu_);
+  std::vector<ObjectPtr> out;
+  auto index = indexes_.find(name);
+  if (index == indexes_.end()) return out;
+  auto keys = index->second.find(value);
+  if (keys == index->second.end()) return out;
+  for (const auto& key : keys->second) out.push_back(objects_.at(key));
+  return out;
+}
+
+std::size_t ObjectCache::size() const {
+  std::shared_lock lock(mu_);
+  return objects_.size();
+}
+
+void ObjectCache::unindexLocked(const std::string& key, const nlohmann::json& object) {
+  for (const auto& [name, function] : index_functions_) {
+    auto& index = indexes_[name];
+    for (const auto& value : function(object)) {
+      auto it = index.find(value);
+      if (it == index.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) index.erase(it);
+    }
+  }
+}
+
+void ObjectCache::indexLocked(const std::string& key, const nlohmann::json& object) {
+  for (const auto& [name, function] : index_functions_) {
+    for (const auto& value : function(object)) indexes_[name][value].insert(key);
+  }
+}
+
+ObjectPtr ObjectCache::upsert(ObjectPtr object) {
+  TROUPE_CHECK(object != nullptr, "null object in cache upsert");
+  const std::string key = objectKey(*object);
+  std::unique_lock lock(mu_);
+  ObjectPtr previous;
+  if (auto it = objects_.find(key); it != objects_.end()) {
+    previous = it->second;
+    unindexLocked(key, *previous);
+  }
+  objects_[key] = object;
+  indexLocked(key, *object);
+  return previous;
+}
+
+ObjectPtr ObjectCache::erase(const std::string& key) {
+  std::unique_lock lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return nullptr;
+  ObjectPtr previous = it->second;
+  unindexLocked(key, *previous);
+  objects_.erase(it);
+  return previous;
+}
+
+}  // namespace troupe::kube

@@ -1,0 +1,174 @@
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "kube/informer.h"
+#include "test/kube/support/client_for.h"
+#include "test/kube/support/scripted_server.h"
+
+using namespace troupe;
+using namespace troupe::kube;
+using namespace troupe::kube::testing;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+// What the handlers saw, as "add llama-a 198", in call order.
+struct HandlerLog {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> lines;
+
+  void add(const std::string& what, const ObjectPtr& o) {
+    {
+      std::lock_guard lock(mu);
+      lines.push_back(what + " " + (*o)["metadata"].value("name", "") + " " +
+                      (*o)["metadata"].value("resourceVersion", ""));
+    }
+    cv.notify_all();
+  }
+  bool waitFor(std::size_t n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, milliseconds(5000), [&] { return lines.size() >= n; });
+  }
+  std::vector<std::string> get() {
+    std::lock_guard lock(mu);
+    return lines;
+  }
+  InformerHandlers handlers() {
+    return {[this](const ObjectPtr& o) { add("add", o); },
+            [this](const ObjectPtr&, const ObjectPtr& o) { add("update", o); },
+            [this](const ObjectPtr& o) { add("delete", o); }};
+  }
+};
+
+InformerOptions fastRetries() {
+  InformerOptions options;
+  options.retry_base = milliseconds(5);
+  options.retry_max = milliseconds(20);
+  return options;
+}
+
+Reply idleWatch() {
+  Reply idle = Reply::watchLines({});
+  idle.hold_open = true;
+  return idle;
+}
+
+}  // namespace
+
+TEST_CASE("an informer lists, watches, and relists after 410 Gone, calling handlers in order",
+          "[kube][informer]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  // 1. list at 200: llama-a (198), llama-b (199), llama-c (200).
+  server.enqueue(Reply::fixture(200, "tj-list.json"));
+  // 2. watch from 200: the server's history no longer reaches back that far.
+  server.enqueue(Reply::watchLines(fixtureLines("err-410-watch-too-old.ndjson")));
+  // 3. relist: meanwhile llama-a and llama-b were deleted; llama-c is unchanged.
+  server.enqueue(Reply::fixture(200, "tj-list-continue.json"));
+  // 4. watch from 200: llama-w is created, changed twice, deleted; a bookmark at 214.
+  server.enqueue(Reply::watchLines(fixtureLines("tj-watch.ndjson")));
+  // 5. watch from 214: quiet.
+  server.enqueue(idleWatch());
+
+  Informer informer(*client, resources::kTrainingJobs, "fixtures", fastRetries());
+  HandlerLog log;
+  informer.addHandlers(log.handlers());
+  informer.start();
+  REQUIRE(informer.waitForSync(milliseconds(5000)));
+  REQUIRE(log.waitFor(9));
+  REQUIRE(server.waitForRequests(5, milliseconds(5000)));
+  informer.stop();
+
+  CHECK(log.get() ==
+        std::vector<std::string>{"add llama-a 198", "add llama-b 199", "add llama-c 200",
+                                 // the relist: what vanished is deleted, what is unchanged is quiet
+                                 "delete llama-a 198", "delete llama-b 199", "add llama-w 211",
+                                 "update llama-w 212", "update llama-w 213", "delete llama-w 214"});
+  CHECK(informer.relists() == 1);
+  CHECK(informer.cache().keys() == std::vector<std::string>{"fixtures/llama-c"});
+  CHECK(informer.lastResourceVersion() == "214");
+  const auto r = server.requests();
+  CHECK(r[0].param("limit") == "500");
+  CHECK_FALSE(r[0].hasParam("watch"));
+  CHECK(r[1].param("resourceVersion") == "200");
+  CHECK(r[1].param("allowWatchBookmarks") == "true");
+  CHECK_FALSE(r[2].hasParam("watch"));
+  CHECK(r[3].param("resourceVersion") == "200");
+  CHECK(r[4].param("resourceVersion") == "214");
+}
+
+TEST_CASE("an informer keeps an index of pods by node up to date", "[kube][informer][cache]") {
+  ScriptedServer server;
+  auto client = clientFor(configFor(server));
+  server.enqueue(Reply::fixture(200, "pod-list-fieldselector.json"));
+  // The pod is deleted and a new one lands on gpu-node-2.
+  json pod = json::parse(readFixture("pod-list-fieldselector.json"))["items"][0];
+  json moved = pod;
+  moved["metadata"]["name"] = "llama-a-worker-9";
+  moved["metadata"]["resourceVersion"] = "240";
+  moved["spec"]["nodeName"] = "gpu-node-2";
+  pod["metadata"]["resourceVersion"] = "241";
+  server.enqueue(Reply::watchLines({json{{"type", "ADDED"}, {"object", moved}}.dump() + "\n",
+                                    json{{"type", "DELETED"}, {"object", pod}}.dump() + "\n"}));
+  server.enqueue(idleWatch());
+
+  Informer informer(*client, resources::kPods, "", fastRetries());
+  informer.addIndex("nodeName", indexByNodeName());
+  HandlerLog log;
+  informer.addHandlers(log.handlers());
+  CHECK_FALSE(informer.hasSynced());
+  informer.start();
+  REQUIRE(informer.waitForSync(milliseconds(5000)));
+  REQUIRE(log.waitFor(1));
+  auto on_node1 = informer.cache().byIndex("nodeName", "gpu-node-1");
+  REQUIRE(on_node1.size() == 1);
+  // List items come without kind; the cache fills it in so listed and watched objects agree.
+  CHECK(on_node1[0]->value("kind", "") == "Pod");
+  REQUIRE(log.waitFor(3));
+  informer.stop();
+
+  CHECK(informer.cache().byIndex("nodeName", "gpu-node-1").empty());
+  auto on_node2 = informer.cache().byIndex("nodeName", "gpu-node-2");
+  REQUIRE(on_node2.size() == 1);
+  CHECK((*on_node2[0])["metadata"]["name"] == "llama-a-worker-9");
+  CHECK(informer.cache().get("fixtures/llama-a-worker-9") != nullptr);
+  CHECK(informer.cache().get("fixtures/llama-a-worker-0") == nullptr);
+}
+
+TEST_CASE("an informer retries a failing list until it succeeds", "[kube][informer]") {
+  ScriptedServer server;
+  auto config = configFor(server);
+  config.max_retries = 0;
+  auto client = clientFor(config);
+  server.enqueue(Reply::fixture(403, "err-403-forbidden.json"));
+  server.enqueue(Reply::fixture(200, "tj-list.json"));
+  server.enqueue(idleWatch());
+  Informer informer(*client, resources::kTrainingJobs, "fixtures", fastRetries());
+  informer.start();
+  REQUIRE(informer.waitForSync(milliseconds(5000)));
+  CHECK(informer.cache().size() == 3);
+  CHECK(informer.relists() == 0);
+  informer.stop();
+}
+
+TEST_CASE("the object cache files objects under their index values and in key order",
+          "[kube][cache]") {
+  ObjectCache cache;
+  cache.addIndex("namespace", indexByNamespace());
+  auto object = [](const std::string& ns, const std::string& name) {
+    return std::make_shared<const json>(json{{"metadata", {{"namespace", ns}, {"name", name}}}});
+  };
+  CHECK(cache.upsert(object("b", "x")) == nullptr);
+  cache.upsert(object("a", "y"));
+  cache.upsert(object("a", "x"));
+  CHECK(cache.keys() == std::vector<std::string>{"a/x", "a/y", "b/x"});
+  CHECK(cache.byIndex("namespace", "a").size() == 2);
+  CHECK(cache.erase("a/x") != nullptr);
+  CHECK(cache.erase("a/x") == nullptr);
+  CHECK(cache.byIndex("namespace", "a").size() == 1);
+  CHECK(cache.byIndex("no-such-index", "a").empty());
+  CHECK(objectKey(json{{"metadata", {{"name", "gpu-node-1"}}}}) == "gpu-node-1");
+}
