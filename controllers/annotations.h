@@ -19,4 +19,9 @@ inline constexpr std::string_view kRuntimeEstimateAnnotation =
 // preemptions and restarts, so a requeued gang keeps its place.
 inline constexpr std::string_view kSubmittedAtAnnotation = "troupe.dev/submitted-at";
 
+// PodGroup: set by the scheduler loop to the preemptor's name when it preempts the gang,
+// cleared when the gang is admitted again. The TrainingJob controller shows the job as
+// Suspended with reason Preempted meanwhile.
+inline constexpr std::string_view kPreemptedByAnnotation = "troupe.dev/preempted-by";
+
 }  // namespace troupe::controllers

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "api/well_known.h"
+#include "controllers/annotations.h"
 #include "controllers/conditions.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
@@ -259,11 +260,13 @@ TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
     setCondition(status, "Admitted", false, "Pending", "waiting for the gang to be admitted",
                  in.now, generation);
     setCondition(status, "Running", false, "Pending", "", in.now, generation);
-    if (conditionIsTrue(pg_status, "Preempted")) {
+    const auto preemptor = in.pod_group ? annotation(*in.pod_group, kPreemptedByAnnotation) : "";
+    if (!preemptor.empty() || conditionIsTrue(pg_status, "Preempted")) {
       const auto* c = findCondition(pg_status, "Preempted");
       setPhase(status, "Suspended");
-      setCondition(status, "Suspended", true, "Preempted", c->value("message", ""), in.now,
-                   generation);
+      setCondition(status, "Suspended", true, "Preempted",
+                   !preemptor.empty() ? "Preempted by " + preemptor : c->value("message", ""),
+                   in.now, generation);
     } else {
       setPhase(status, "Queued");
       if (findCondition(status, "Suspended"))

@@ -12,5 +12,6 @@ struct CommandExit {
 };
 
 void addVersionCommand(CLI::App& app);
+void addOperatorCommand(CLI::App& app);
 
 }  // namespace troupe::cli

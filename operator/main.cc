@@ -6,6 +6,7 @@ int main(int argc, char** argv) {
   CLI::App app{"troupe: gang scheduling, fair-share queues and preemption for AI training"};
   app.require_subcommand(1);
   troupe::cli::addVersionCommand(app);
+  troupe::cli::addOperatorCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

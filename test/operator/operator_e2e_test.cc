@@ -1,0 +1,212 @@
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "controllers/object_json.h"
+#include "kube/kube_client.h"
+#include "test/operator/cluster_fixture.h"
+
+using namespace troupe::operator_runtime::testing;
+using Json = nlohmann::json;
+namespace res = troupe::kube::resources;
+namespace ctl = troupe::controllers;
+
+namespace {
+
+std::string queueYaml(const std::string& name, int guaranteed) {
+  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
+kind: Queue
+metadata:
+  name: {}
+spec:
+  resources:
+    nvidia.com/gpu:
+      guaranteed: "{}"
+---
+)",
+                     name, guaranteed);
+}
+
+std::string jobYaml(const std::string& name, const std::string& queue, int replicas, int gpus,
+                    const std::string& extra_spec = "", const std::string& annotations = "") {
+  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
+kind: TrainingJob
+metadata:
+  name: {}
+  namespace: default
+spec:
+  queue: {}
+  replicas: {}
+{}  template:
+    metadata:
+      annotations:
+        troupe.dev/sim-exit-code: "0"
+{}    spec:
+      containers:
+      - name: trainer
+        image: trainer:1
+        resources:
+          limits:
+            nvidia.com/gpu: "{}"
+---
+)",
+                     name, queue, replicas, extra_spec, annotations, gpus);
+}
+
+std::string phaseOf(ClusterFixture& c, const std::string& job) {
+  auto j = c.client().get({res::kTrainingJobs, "default", job, ""});
+  return j ? ctl::stringAt(*j, "/status/phase") : "";
+}
+
+// The pods of a job bound to a node.
+int boundPods(ClusterFixture& c, const std::string& job) {
+  troupe::kube::ListOptions options;
+  options.label_selector = "troupe.dev/job-name=" + job;
+  auto pods = c.client().list(res::kPods, "default", options);
+  if (!pods) return -1;
+  int n = 0;
+  for (const auto& p : (*pods)["items"])
+    if (!ctl::stringAt(p, "/spec/nodeName").empty() && !ctl::isDeleting(p)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a gang that does not fit never gets a pod bound while a smaller job runs",
+          "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  // big: 3 x 8 = 24 GPUs > 16 in the cluster; small: 2 x 4 = 8.
+  c.kubectl("apply -f -", jobYaml("big", "team-a", 3, 8) + jobYaml("small", "team-a", 2, 4));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "small") == "Running"; }));
+  CHECK(boundPods(c, "small") == 2);
+  // The big gang waits whole, and says why.
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "big", ""});
+    return j && !ctl::stringAt(*j, "/status/pending/reason").empty();
+  }));
+  CHECK(boundPods(c, "big") == 0);
+  CHECK(phaseOf(c, "big") == "Queued");
+  auto big = c.get("tj big");
+  INFO(big.dump(2));
+  CHECK_FALSE(ctl::stringAt(big, "/status/pending/message").empty());
+  // The queue's status shows what is bound: 2 pods x 4 GPUs.
+  REQUIRE(c.eventually([&] {
+    auto q = c.get("queue team-a");
+    return ctl::stringAt(q, "/status/allocated/nvidia.com~1gpu") == "8" ||
+           (q.is_object() && q["status"]["allocated"].value("nvidia.com/gpu", "") == "8");
+  }));
+}
+
+TEST_CASE("a job runs to completion and a failed pod restarts the whole gang", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("ok", "team-a", 2, 4, "",
+                                  "        troupe.dev/sim-duration-seconds: \"0.5\"\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "ok") == "Succeeded"; }));
+
+  c.kubectl("apply -f -",
+            jobYaml("flaky", "team-a", 2, 4,
+                    "  restartPolicy:\n    maxRestarts: 1\n    backoffSeconds: 1\n", ""));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Running"; }));
+  // Simulate a failure of replica 1.
+  (void)c.client().patch({res::kPods, "default", "flaky-1", "status"},
+                         Json{{"status", {{"phase", "Failed"}}}}, {});
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "flaky", ""});
+    return j && ctl::intAt(*j, "/status/restarts") == 1 && phaseOf(c, "flaky") == "Running";
+  }));
+  // A second failure passes maxRestarts: the job fails.
+  (void)c.client().patch({res::kPods, "default", "flaky-0", "status"},
+                         Json{{"status", {{"phase", "Failed"}}}}, {});
+  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Failed"; }));
+  CHECK(c.eventually([&] { return boundPods(c, "flaky") <= 1; }));
+}
+
+TEST_CASE("suspend deletes the pods and resume runs the job again", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8));
+  c.kubectl("apply -f -", jobYaml("s", "team-a", 2, 4));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":true}}'");
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Suspended" && boundPods(c, "s") == 0; }));
+  c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":false}}'");
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  CHECK(boundPods(c, "s") == 2);
+}
+
+TEST_CASE("a team borrowing idle GPUs gives them back when the owner submits", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8) + queueYaml("team-b", 8));
+  // team-a takes all 16 GPUs: 8 of its own, 8 borrowed from team-b.
+  c.kubectl("apply -f -", jobYaml("a1", "team-a", 1, 8) + jobYaml("a2", "team-a", 1, 8));
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "a1") == "Running" && phaseOf(c, "a2") == "Running"; }));
+  c.kubectl("apply -f -",
+            jobYaml("b1", "team-b", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"2\"\n"));
+  // One of team-a's jobs is preempted within seconds and team-b runs.
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(15)));
+  auto a1 = phaseOf(c, "a1"), a2 = phaseOf(c, "a2");
+  CHECK(((a1 == "Suspended") != (a2 == "Suspended")));
+  auto victim = a1 == "Suspended" ? std::string("a1") : std::string("a2");
+  auto j = c.get("tj " + victim);
+  INFO(j.dump(2));
+  bool said_preempted = false;
+  for (const auto& cond : j["status"]["conditions"])
+    if (cond.value("type", "") == "Suspended" && cond.value("reason", "") == "Preempted")
+      said_preempted = true;
+  CHECK(said_preempted);
+  // When team-b finishes, team-a's job resumes.
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Succeeded"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return phaseOf(c, victim) == "Running"; }, std::chrono::seconds(15)));
+}
+
+TEST_CASE("an operator killed at random moments leaves no partial gang and loses no job",
+          "[operator][e2e][crash]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8, .in_process_operator = false});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  std::string jobs;
+  const int kJobs = 6;
+  for (int i = 0; i < kJobs; ++i)
+    jobs += jobYaml(fmt::format("j{}", i), "team-a", 2, 4, "",
+                    "        troupe.dev/sim-duration-seconds: \"1\"\n");
+  c.kubectl("apply -f -", jobs);
+  const auto seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  INFO("seed " << seed);
+  const int rounds = std::getenv("TROUPE_TEST_SCALE") ? 20 : 4;
+  for (int round = 0; round < rounds; ++round) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 900)(rng)));
+    c.killOperatorProcess();
+    // Between the kill and the restart nothing moves: what is bound now is what the dead
+    // operator left. Never more GPUs than the cluster has.
+    int bound_gpus = 0;
+    for (int i = 0; i < kJobs; ++i) bound_gpus += 4 * boundPods(c, fmt::format("j{}", i));
+    CHECK(bound_gpus <= 16);
+    c.startOperatorProcess();
+    // After recovery no gang is partly bound: each job has 0 or 2 pods on nodes, unless
+    // its pods are finishing.
+    REQUIRE(c.eventually([&] {
+      for (int i = 0; i < kJobs; ++i) {
+        int n = boundPods(c, fmt::format("j{}", i));
+        if (n == 1 && phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+      }
+      return true;
+    }));
+  }
+  // No job lost: every one finishes.
+  REQUIRE(c.eventually(
+      [&] {
+        for (int i = 0; i < kJobs; ++i)
+          if (phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+        return true;
+      },
+      std::chrono::seconds(60)));
+  // Queue usage equals what is bound: nothing, once all finished.
+  REQUIRE(c.eventually([&] {
+    auto q = c.get("queue team-a");
+    return q.is_object() && q["status"]["allocated"].value("nvidia.com/gpu", "0") == "0";
+  }));
+}
