@@ -60,6 +60,24 @@ std::vector<std::string> labelIndex(const Json& object, std::string_view key) {
   return {ctl::namespaceOf(object) + "/" + v};
 }
 
+// The RFC 7386 merge patch that turns `from` into `to`: keys `to` lacks become null (a
+// merge patch of the new object alone would keep them), objects recurse, the rest replaces.
+Json mergePatch(const Json& from, const Json& to) {
+  if (!from.is_object() || !to.is_object()) return to;
+  Json patch = Json::object();
+  for (const auto& [k, v] : from.items())
+    if (!to.contains(k)) patch[k] = nullptr;
+  for (const auto& [k, v] : to.items()) {
+    auto it = from.find(k);
+    if (it == from.end()) {
+      patch[k] = v;
+    } else if (*it != v) {
+      patch[k] = mergePatch(*it, v);
+    }
+  }
+  return patch;
+}
+
 std::vector<Json> copies(const std::vector<ObjectPtr>& objects) {
   std::vector<Json> out;
   out.reserve(objects.size());
@@ -253,9 +271,15 @@ struct Operator::Runtime {
     return true;
   }
 
+  // Writes the difference from `old_status` (as the cache holds it) to `status`.
   void patchStatus(const kube::ResourceType& type, const std::string& ns, const std::string& name,
-                   const Json& status) {
-    auto r = client.patch({type, ns, name, "status"}, Json{{"status", status}},
+                   const Json& old_status, const Json& status) {
+    writeStatusPatch(type, ns, name, mergePatch(old_status, status));
+  }
+
+  void writeStatusPatch(const kube::ResourceType& type, const std::string& ns,
+                        const std::string& name, const Json& patch) {
+    auto r = client.patch({type, ns, name, "status"}, Json{{"status", patch}},
                           {kube::PatchType::Merge, kFieldManager, false, false});
     if (!r && !r.error().isNotFound())
       log::warn("status write failed", {{"kind", type.kind},
@@ -471,6 +495,7 @@ struct Operator::Runtime {
       if (!job) continue;
       if (job->value(Json::json_pointer("/status/pending"), Json()) == pending) continue;
       patchStatus(res::kTrainingJobs, ctl::namespaceOf(*job), ctl::nameOf(*job),
+                  Json{{"pending", job->value(Json::json_pointer("/status/pending"), Json())}},
                   Json{{"pending", pending}});
     }
   }
@@ -500,7 +525,8 @@ struct Operator::Runtime {
       std::optional<Error> error;
       if (auto it = invalid.find(name); it != invalid.end()) error = it->second;
       auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], error, t);
-      if (q.value("status", Json::object()) != status) patchStatus(res::kQueues, "", name, status);
+      const Json old_status = q.value("status", Json::object());
+      if (old_status != status) patchStatus(res::kQueues, "", name, old_status, status);
       for (const auto& spec : cluster.snapshot.queues) {
         if (spec.name != name) continue;
         for (std::size_t slot = 0; slot < cluster.names.size(); ++slot) {
@@ -584,13 +610,16 @@ struct Operator::Runtime {
     const auto old_phase = ctl::stringAt(*job, "/status/phase");
     const auto new_phase = plan.status.value("phase", "");
     if (plan.status_changed) {
-      Json status = plan.status;
       // status.pending belongs to the scheduler loop; only its removal is ours to write.
-      if (status.contains("pending"))
-        status.erase("pending");
-      else if (job->value(Json::json_pointer("/status/pending"), Json()).is_object())
-        status["pending"] = nullptr;
-      patchStatus(res::kTrainingJobs, ns, ctl::nameOf(*job), status);
+      Json old_status = job->value("status", Json::object());
+      Json status = plan.status;
+      const bool had_pending = old_status.contains("pending");
+      const bool keeps_pending = status.contains("pending");
+      old_status.erase("pending");
+      status.erase("pending");
+      Json patch = mergePatch(old_status, status);
+      if (had_pending && !keeps_pending) patch["pending"] = nullptr;
+      writeStatusPatch(res::kTrainingJobs, ns, ctl::nameOf(*job), patch);
     }
     if (old_phase != new_phase) onJobPhase(key, *job, old_phase, new_phase, plan);
     for (const auto& e : plan.events)
@@ -641,8 +670,9 @@ struct Operator::Runtime {
     } else if (ctl::findCondition(status, "Preempted")) {
       ctl::setCondition(status, "Preempted", false, "Admitted", "", now());
     }
-    if (pg->value("status", Json::object()) != status)
-      patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg), status);
+    const Json old_status = pg->value("status", Json::object());
+    if (old_status != status)
+      patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg), old_status, status);
     if (status.value("phase", "") == "Pending" && pg->contains("spec") &&
         (*pg)["spec"].contains("scheduleTimeoutSeconds"))
       queue.addAfter(kGroupPrefix + key, std::chrono::seconds(5));

@@ -185,7 +185,8 @@ void ClusterFixture::restartOperator() {
 }
 
 // The stand-in kubelet: a bound Pending pod starts Running; a Running pod with
-// troupe.dev/sim-duration-seconds ends after that long with troupe.dev/sim-exit-code.
+// troupe.dev/sim-duration-seconds ends after that long with troupe.dev/sim-exit-code; a
+// bound pod being deleted is deleted for good (its containers have stopped).
 void ClusterFixture::runKubelet(std::stop_token stop) {
   std::map<std::string, std::chrono::steady_clock::time_point> started;
   while (!stop.stop_requested()) {
@@ -194,8 +195,15 @@ void ClusterFixture::runKubelet(std::stop_token stop) {
       for (const auto& p : (*pods)["items"]) {
         auto node = controllers::stringAt(p, "/spec/nodeName");
         auto phase = controllers::stringAt(p, "/status/phase");
-        if (node.empty() || controllers::isDeleting(p)) continue;
+        if (node.empty()) continue;
         auto ns = controllers::namespaceOf(p), name = controllers::nameOf(p);
+        if (controllers::isDeleting(p)) {
+          // The containers have stopped: confirm the deletion, as a kubelet does.
+          kube::DeleteOptions now;
+          now.grace_period_seconds = 0;
+          (void)client_->remove({res::kPods, ns, name, ""}, now);
+          continue;
+        }
         auto key = controllers::stringAt(p, "/metadata/uid");
         if (phase.empty() || phase == "Pending") {
           Json status{{"status",

@@ -59,15 +59,19 @@ std::string phaseOf(ClusterFixture& c, const std::string& job) {
   return j ? ctl::stringAt(*j, "/status/phase") : "";
 }
 
-// The pods of a job bound to a node.
+// The pods of a job that hold a node: bound, not finished, not being deleted.
 int boundPods(ClusterFixture& c, const std::string& job) {
   troupe::kube::ListOptions options;
   options.label_selector = "troupe.dev/job-name=" + job;
   auto pods = c.client().list(res::kPods, "default", options);
   if (!pods) return -1;
   int n = 0;
-  for (const auto& p : (*pods)["items"])
-    if (!ctl::stringAt(p, "/spec/nodeName").empty() && !ctl::isDeleting(p)) ++n;
+  for (const auto& p : (*pods)["items"]) {
+    auto phase = ctl::stringAt(p, "/status/phase");
+    if (!ctl::stringAt(p, "/spec/nodeName").empty() && !ctl::isDeleting(p) &&
+        phase != "Succeeded" && phase != "Failed")
+      ++n;
+  }
   return n;
 }
 
