@@ -214,3 +214,91 @@ TEST_CASE("an operator killed at random moments leaves no partial gang and loses
     return q.is_object() && q["status"]["allocated"].value("nvidia.com/gpu", "0") == "0";
   }));
 }
+
+namespace {
+
+std::string priorityClassYaml(const std::string& name, int value) {
+  return fmt::format(
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: {}\nvalue: "
+      "{}\n---\n",
+      name, value);
+}
+
+std::vector<std::string> nodesOf(ClusterFixture& c, const std::string& job) {
+  troupe::kube::ListOptions options;
+  options.label_selector = "troupe.dev/job-name=" + job;
+  std::vector<std::string> out;
+  auto pods = c.client().list(res::kPods, "default", options);
+  if (pods)
+    for (const auto& p : (*pods)["items"]) {
+      auto node = ctl::stringAt(p, "/spec/nodeName");
+      if (!node.empty() && !ctl::isDeleting(p)) out.push_back(node);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an elastic job starts at its minimum and grows when capacity frees",
+          "[operator][e2e][elastic]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  // A blocker holds 8 of the 16 GPUs for 3 s.
+  c.kubectl("apply -f -", jobYaml("blocker", "team-a", 1, 8, "",
+                                  "        troupe.dev/sim-duration-seconds: \"3\"\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "blocker") == "Running"; }));
+  // elastic: 2..4 pods of 4 GPUs; 8 GPUs are free, so it starts with 2.
+  c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
+  CHECK(boundPods(c, "elastic") == 2);
+  // The blocker finishes; the elastic job grows to 4.
+  REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
+}
+
+TEST_CASE("a higher priority job preempts a lower one but never a non-preemptible one",
+          "[operator][e2e][priority]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", priorityClassYaml("high", 1000) + priorityClassYaml("low", 10));
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("low", "team-a", 1, 8, "  priorityClassName: low\n") +
+                              jobYaml("keep", "team-a", 1, 8,
+                                      "  priorityClassName: low\n  preemptible: false\n"));
+  REQUIRE(c.eventually(
+      [&] { return phaseOf(c, "low") == "Running" && phaseOf(c, "keep") == "Running"; }));
+  c.kubectl("apply -f -", jobYaml("urgent", "team-a", 1, 8, "  priorityClassName: high\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "urgent") == "Running"; }));
+  CHECK(phaseOf(c, "low") == "Suspended");
+  CHECK(phaseOf(c, "keep") == "Running");
+  // A second urgent job finds only the non-preemptible one: it waits.
+  c.kubectl("apply -f -", jobYaml("urgent2", "team-a", 1, 8, "  priorityClassName: high\n"));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  CHECK(phaseOf(c, "keep") == "Running");
+  CHECK(boundPods(c, "urgent2") == 0);
+}
+
+TEST_CASE("a gang that requires one rack lands in one rack or waits", "[operator][e2e][topology]") {
+  ClusterFixture c({.nodes = 4, .gpus_per_node = 8, .nodes_per_rack = 2});
+  c.kubectl("apply -f -", queueYaml("team-a", 32));
+  // One node of each rack is taken (8 GPUs each): 16 GPUs are free, but 8 per rack.
+  c.kubectl("apply -f -",
+            jobYaml("r0", "team-a", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"3\"\n") +
+                jobYaml("r1", "team-a", 1, 8));
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "r0") == "Running" && phaseOf(c, "r1") == "Running"; }));
+  auto n0 = nodesOf(c, "r0"), n1 = nodesOf(c, "r1");
+  REQUIRE(n0.size() == 1);
+  REQUIRE(n1.size() == 1);
+  c.kubectl("apply -f -", jobYaml("ranked", "team-a", 2, 8,
+                                  "  topology:\n    level: troupe.dev/rack\n    mode: Required\n"));
+  auto rackOf = [](const std::string& node) { return (node.back() - '0') / 2; };
+  if (rackOf(n0[0]) != rackOf(n1[0])) {
+    // 2 x 8 GPUs fit nowhere inside one rack while both blockers run.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    CHECK(boundPods(c, "ranked") == 0);
+  }
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "ranked") == "Running"; }, std::chrono::seconds(20)));
+  auto nodes = nodesOf(c, "ranked");
+  REQUIRE(nodes.size() == 2);
+  CHECK(rackOf(nodes[0]) == rackOf(nodes[1]));
+}
