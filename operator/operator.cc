@@ -703,6 +703,8 @@ Operator::Operator(kube::KubeClient& client, OperatorOptions options, const Time
                    std::unique_ptr<state::StateDatabase> db)
     : client_(client), options_(std::move(options)), time_(time), db_(std::move(db)) {
   defineOperatorMetrics(metrics_);
+  metrics_.set("troupe_leader", {}, 0);
+  metrics_.set("troupe_caches_synced", {}, 0);
   runtime_ = std::make_unique<Runtime>(*this, client_, *db_);
   runtime_->build();
 }
