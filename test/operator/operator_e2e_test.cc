@@ -302,3 +302,18 @@ TEST_CASE("a gang that requires one rack lands in one rack or waits", "[operator
   REQUIRE(nodes.size() == 2);
   CHECK(rackOf(nodes[0]) == rackOf(nodes[1]));
 }
+
+TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2e][scale]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("sc", "team-a", 4, 4, "  minReplicas: 2\n"));
+  REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 4; }));
+  c.kubectl("scale tj sc --replicas 2");
+  // Pods 2 and 3 go; 0 and 1 keep running.
+  REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 2; }));
+  auto nodes = nodesOf(c, "sc");
+  CHECK(nodes.size() == 2);
+  CHECK(c.client().get({res::kPods, "default", "sc-0", ""}).ok());
+  CHECK_FALSE(c.client().get({res::kPods, "default", "sc-3", ""}).ok());
+  CHECK(phaseOf(c, "sc") == "Running");
+}
