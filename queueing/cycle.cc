@@ -57,7 +57,6 @@ class Cycle {
     }
     explainOrphans();
     report();
-    st_.preempt_alloc_version = st_.alloc_version;
   }
 
  private:
@@ -75,7 +74,26 @@ class Cycle {
       ++st_.preempt_generation;
       st_.protection_expiry = kNever;
     }
-    syncMemos();
+    // Answers found from here on hold for the allocations as they are now; any change,
+    // even later in this cycle, voids them at the start of the next.
+    st_.preempt_alloc_version = st_.alloc_version;
+    if (st_.memo_release_version != st_.release_version) {
+      // Capacity grew since the last cycle: recompute, kind by kind, how many pods fit now
+      // (one pass over the nodes each) instead of forgetting every answer, so the queues
+      // none of whose kinds can fit yet stay clean.
+      st_.memo_release_version = st_.release_version;
+      for (auto& [key, entry] : st_.fit_memo) {
+        const KindCapacity c =
+            kindCapacity(st_, key.cls, key.request, static_cast<TopologyMode>(key.mode), key.level);
+        entry.min_failing = c.max_pods + 1;
+        entry.level = c.level;
+        entry.domain = c.domain;
+        entry.domain_pods = c.domain_pods;
+      }
+      st_.blocked_memo.clear();
+      st_.preempt_memo.clear();
+      ++st_.preempt_generation;
+    }
   }
 
   // Capacity grew for someone since the memos were filled: forget their failures.
@@ -216,6 +234,15 @@ class Cycle {
 
   // ---- placement with memos ----------------------------------------------------------
 
+  void fillCounts(GangId g) {
+    least_.clear();
+    full_.clear();
+    for (const auto& ps : st_.gangs[g].spec.pod_sets) {
+      least_.push_back(ps.min_count);
+      full_.push_back(ps.count);
+    }
+  }
+
   std::vector<std::int32_t> minCounts(GangId g) const {
     std::vector<std::int32_t> c;
     for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.min_count);
@@ -228,18 +255,28 @@ class Cycle {
   }
 
   // The memo key of a single-pod-set gang, or nullopt when its outcome is not shareable.
-  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) const {
-    const GangState& gs = st_.gangs[g];
-    if (gs.spec.pod_sets.size() != 1) return std::nullopt;
+  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) {
     if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
       return std::nullopt;
+    return baseKey(g);
+  }
+
+  // The memo key of a single-pod-set gang (nullopt for several pod sets), computed once per
+  // gang visit: tryGang asks for it up to five times.
+  const std::optional<MemoKey>& baseKey(GangId g) {
+    if (key_gang_ == g) return key_;
+    key_gang_ = g;
+    key_.reset();
+    const GangState& gs = st_.gangs[g];
+    if (gs.spec.pod_sets.size() != 1) return key_;
     MemoKey k;
     k.cls = gs.classes[0];
     k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
     k.level =
         gs.spec.topology.mode == TopologyMode::None ? -1 : st_.levelIndex(gs.spec.topology.level);
     k.request = gs.spec.pod_sets[0].shape->requests;
-    return k;
+    key_ = k;
+    return key_;
   }
 
   Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
@@ -287,6 +324,27 @@ class Cycle {
     return fits;
   }
 
+  // Explanations only: would g fit if no capacity were reserved? Failures are memoised
+  // like placements; successes until the next change of any node's free capacity.
+  bool fitsIgnoringReservations(GangId g, const std::vector<std::int32_t>& counts,
+                                const PlaceOptions& o) {
+    if (st_.blocked_fits_version != st_.capacity_version) {
+      st_.blocked_fits.clear();
+      st_.blocked_fits_version = st_.capacity_version;
+    }
+    const auto key = memoKey(g, o);
+    if (key) {
+      auto it = st_.blocked_fits.find(*key);
+      if (it != st_.blocked_fits.end() && it->second.min_failing >= counts[0]) return true;
+    }
+    const bool fits = place(g, counts, o, st_.blocked_memo).ok;
+    if (fits && key) {
+      auto [it, added] = st_.blocked_fits.try_emplace(*key);
+      if (added || counts[0] > it->second.min_failing) it->second.min_failing = counts[0];
+    }
+    return fits;
+  }
+
   bool holdsReservation(GangId g) const {
     return std::any_of(st_.reservations.begin(), st_.reservations.end(),
                        [&](const Reservation& r) { return r.gang == g; });
@@ -304,6 +362,7 @@ class Cycle {
     a.pod_set_counts = gs.counts;
     a.pods.reserve(gs.pods.size());
     for (const Pod& p : gs.pods) a.pods.push_back(toPlacement(st_, p));
+    admitted_at_.emplace_back(g, out_.admissions.size());
     out_.admissions.push_back(std::move(a));
   }
 
@@ -329,6 +388,7 @@ class Cycle {
       r.preemptor = preemptor;
       for (std::size_t i : pods) r.removed.push_back(toPlacement(st_, vs.pods[i]));
       st_.removePods(v, pods);
+      shrunk_.push_back(v);
       r.pod_set_counts = vs.counts;
       out_.resizes.push_back(std::move(r));
     }
@@ -388,7 +448,10 @@ class Cycle {
       markReservation(r);
       kept.push_back(std::move(r));
     }
-    if (kept.size() != st_.reservations.size()) ++st_.release_version;
+    if (kept.size() != st_.reservations.size()) {
+      ++st_.release_version;
+      ++st_.reservation_version;
+    }
     st_.reservations = std::move(kept);
   }
 
@@ -418,6 +481,7 @@ class Cycle {
       if (st_.nodes[n].reserved_for == g) st_.nodes[n].reserved_for = kNoGang;
     st_.reservations.erase(it);
     ++st_.release_version;  // its nodes are open to others again
+    ++st_.reservation_version;
     syncMemos();
   }
 
@@ -438,8 +502,9 @@ class Cycle {
     o.self = g;
     if (gs.spec.runtime_estimate) o.backfill_end = now_ + *gs.spec.runtime_estimate;
 
-    const auto full = fullCounts(g);
-    const auto least = minCounts(g);
+    fillCounts(g);
+    const std::vector<std::int32_t>& full = full_;
+    const std::vector<std::int32_t>& least = least_;
     if (full != least && withinLimit(q, gs.full_request)) {
       Placement p = place(g, full, o, st_.fit_memo);
       if (p.ok) {
@@ -466,8 +531,8 @@ class Cycle {
     why.reason = PendingReason::NoPlacement;
     if (st_.policy.preemption) {
       if (!preemptionKnownToFail(g, least, why) && searches_ < st_.policy.max_preemption_searches) {
-        ++searches_;
         PreemptionPlan plan = planPreemption(st_, g, least, now_);
+        if (plan.searched) ++searches_;  // the budget counts real searches only
         st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
         if (plan.ok) {
           applyPlan(g, plan);
@@ -482,7 +547,7 @@ class Cycle {
         !holdsReservation(g)) {
       PlaceOptions ignore = o;
       ignore.ignore_reservations = true;
-      if (place(g, least, ignore, st_.blocked_memo).ok) {
+      if (fitsIgnoringReservations(g, least, ignore)) {
         why.reason = PendingReason::BlockedByStarvingJob;
         why.blocking = firstBlockingReservation(g, least);
       }
@@ -532,13 +597,93 @@ class Cycle {
   // Would examining q now give what its last examination gave? Yes when none of its
   // inputs moved: its gangs and allocation, capacity released anywhere, preemption
   // answers, a gang of it starting to starve, a reservation it holds.
-  bool unchangedSinceLastLook(QueueId q) const {
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    if (qs.dirty || qs.seen_release != st_.release_version ||
-        qs.seen_preempt_generation != st_.preempt_generation || now_ >= qs.next_starving)
+  bool unchangedSinceLastLook(QueueId q) {
+    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    if (qs.dirty || now_ >= qs.next_starving) return false;
+    if (qs.starving_waiters && qs.seen_reservation_version != st_.reservation_version) return false;
+    if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
+                    [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; }))
       return false;
-    return std::none_of(st_.reservations.begin(), st_.reservations.end(),
-                        [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; });
+    // Preemption answers moved: only matters if some gang of it could preempt at all, and
+    // only while this cycle's preemption searches are not all spent.
+    if (qs.seen_preempt_generation != st_.preempt_generation &&
+        searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
+      return false;
+    // Capacity was released: only matters if one of its waiting kinds fits now.
+    if (qs.seen_release != st_.release_version) {
+      if (!qs.release_proof) return false;
+      for (const auto& [key, count] : qs.kinds) {
+        auto it = st_.fit_memo.find(key);
+        if (it == st_.fit_memo.end() || it->second.min_failing > count) return false;
+      }
+    }
+    qs.seen_release = st_.release_version;
+    qs.seen_preempt_generation = st_.preempt_generation;
+    return true;
+  }
+
+  // Could any gang of q preempt, whatever the free capacity? Within the queue: a running
+  // gang of lower priority than its best pending one. Reclaim: q within its fair share and
+  // another queue above its own.
+  bool mayPreempt(QueueId q) {
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    if (qs.pending.empty()) return false;
+    if (qs.spec.within_queue == WithinQueuePreemption::LowerPriority) {
+      const std::int32_t top = st_.gangs[*qs.pending.begin()].spec.priority;
+      for (GangId r : qs.running)
+        if (st_.gangs[r].spec.priority < top) return true;
+    }
+    // Reclaim needs a waiting gang that keeps q within its fair share, and a queue above
+    // both its own fair share and q's share after: the smallest waiting request bounds both.
+    if (qs.spec.reclaim && qs.has_waiting) {
+      const double after = dominantShare(qs.allocated + qs.min_waiting_request, qs.fair_share);
+      if (after <= 1.0)
+        for (const auto& [v, share] : st_.overShareQueues())
+          if (v != q && share > after) return true;
+    }
+    return false;
+  }
+
+  // Records what a release of capacity could change for q's waiting gang g.
+  void noteWaiting(QueueState& qs, GangId g) {
+    const GangState& gs = st_.gangs[g];
+    if (waitsForCapacity(gs.why.reason)) {
+      qs.min_waiting_request = qs.has_waiting
+                                   ? ResourceVector::min(qs.min_waiting_request, gs.min_request)
+                                   : gs.min_request;
+      qs.has_waiting = true;
+    }
+    switch (gs.why.reason) {
+      case PendingReason::Unschedulable:
+      case PendingReason::TopologyUnsatisfiable:
+      case PendingReason::BlockedByQueueHead: return;  // a release does not change these
+      case PendingReason::Preempted:
+        qs.dirty = true;  // evicted this cycle and not tried yet: try it next cycle
+        return;
+      case PendingReason::NoPlacement:
+      case PendingReason::OverFairShare:
+      case PendingReason::WaitingForReclaim:
+      case PendingReason::BlockedByStarvingJob: {
+        const auto& key = baseKey(g);
+        // A starving gang may get a reservation once one ends: examine it again then.
+        if (starving(g)) qs.starving_waiters = true;
+        const bool exempt = gs.spec.runtime_estimate.has_value() || holdsReservation(g);
+        if (!key || exempt) {
+          qs.release_proof = false;
+          return;
+        }
+        const std::int64_t count = gs.spec.pod_sets[0].min_count;
+        for (auto& [k, c] : qs.kinds) {
+          if (k == *key) {
+            c = std::min(c, count);
+            return;
+          }
+        }
+        qs.kinds.emplace_back(*key, count);
+        return;
+      }
+      default: qs.release_proof = false; return;
+    }
   }
 
   void runFairShare() {
@@ -556,13 +701,24 @@ class Cycle {
       heap.pop();
       const auto qi = static_cast<std::size_t>(q);
       QueueState& qs = st_.queues[qi];
-      if (!started[qi] && unchangedSinceLastLook(q)) {
+      if (!started[qi] && st_.policy.skip_unchanged_queues && unchangedSinceLastLook(q)) {
         someone_waits_ = someone_waits_ || qs.waits;
         continue;
       }
       if (!started[qi]) {
+        // What this examination depends on is taken as of its start: anything that moves
+        // while it runs (an admission or eviction in this queue, capacity released by a
+        // preemption) marks the queue for another look next cycle.
+        qs.dirty = false;
+        qs.seen_release = st_.release_version;
+        qs.seen_preempt_generation = st_.preempt_generation;
         qs.waits = false;
         qs.next_starving = kNever;
+        qs.kinds.clear();
+        qs.release_proof = true;
+        qs.has_waiting = false;
+        qs.starving_waiters = false;
+        qs.seen_reservation_version = st_.reservation_version;
       }
       auto it = started[qi] ? cursor[qi] : qs.pending.begin();
       started[qi] = 1;
@@ -583,6 +739,7 @@ class Cycle {
           break;
         }
         const GangState& gs = st_.gangs[g];
+        noteWaiting(qs, g);
         if (waitsForCapacity(gs.why.reason)) qs.waits = true;
         const Seconds starves = gs.spec.submit_time + maxWait(qs);
         if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
@@ -590,11 +747,6 @@ class Cycle {
           blocked_by[qi] = st_.gangName(g);
       }
       cursor[qi] = it;
-      if (it == qs.pending.end()) {
-        qs.dirty = false;
-        qs.seen_release = st_.release_version;
-        qs.seen_preempt_generation = st_.preempt_generation;
-      }
       if (admitted && it != qs.pending.end()) heap.push(entryFor(q));
     }
   }
@@ -672,6 +824,8 @@ class Cycle {
   }
 
   void growOne(GangId g) {
+    // A gang shrunk for a reclaim this cycle does not grow back in the same cycle.
+    if (std::find(shrunk_.begin(), shrunk_.end(), g) != shrunk_.end()) return;
     GangState& gs = st_.gangs[g];
     std::vector<Pod> added;
     for (std::size_t ps = 0; ps < gs.spec.pod_sets.size(); ++ps) {
@@ -696,6 +850,14 @@ class Cycle {
       }
     }
     if (added.empty()) return;
+    // Admitted this cycle at its minimum: the admission simply gets the extra pods.
+    for (const auto& [admitted, index] : admitted_at_) {
+      if (admitted != g) continue;
+      Admission& a = out_.admissions[index];
+      a.pod_set_counts = gs.counts;
+      for (const Pod& p : added) a.pods.push_back(toPlacement(st_, p));
+      return;
+    }
     Resize r;
     r.gang = gs.spec.name;
     r.queue = gs.spec.queue;
@@ -710,6 +872,11 @@ class Cycle {
   bool someone_waits_ = false;
   int searches_ = 0;
   std::vector<GangId> changed_;
+  std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
+  std::vector<GangId> shrunk_;
+  GangId key_gang_ = kNoGang;
+  std::optional<MemoKey> key_;
+  std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
 };
 
 }  // namespace

@@ -225,6 +225,7 @@ void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t 
                node.spec.name, gpus, node.free_gpus);
   node.free -= req;
   node.free_gpus &= ~gpus;
+  ++capacity_version;
   ++node.pods;
   if (node.usable()) usable_free -= req;
 }
@@ -236,6 +237,7 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
   node.free += req;
   node.free_gpus |= gpus & node.all_gpus;
+  ++capacity_version;
   ++release_version;
   --node.pods;
   if (node.usable()) usable_free += req;

@@ -126,6 +126,20 @@ struct QueueState {
   std::uint64_t seen_preempt_generation = 0;
   Seconds next_starving = kNever;  // when one of its waiting gangs starts starving
   bool waits = false;              // some gang of it waits for capacity
+  // What a release of capacity could change for it: the pod kinds its waiting gangs
+  // failed to place, each with the smallest count that failed. release_proof is false
+  // when some waiting gang's outcome could change in a way these kinds do not capture
+  // (QueueAtLimit under an ancestor, a reservation, several pod sets, an estimate).
+  std::vector<std::pair<MemoKey, std::int64_t>> kinds;
+  bool release_proof = false;
+  // The smallest request (slot by slot) among its gangs that waited for capacity, for the
+  // "could it reclaim at all" test; has_waiting false when none did.
+  ResourceVector min_waiting_request;
+  bool has_waiting = false;
+  // Some waiting gang of it starves without a reservation: a reservation that ends may
+  // give it one, so it is examined again when reservation_version moves.
+  bool starving_waiters = false;
+  std::uint64_t seen_reservation_version = 0;
   bool leaf() const { return children.empty(); }
 };
 
@@ -208,11 +222,19 @@ class EngineState {
   std::uint64_t memo_release_version = 0;
   std::uint64_t memo_node_epoch = 0;
   std::uint64_t preempt_alloc_version = 0;
+  // When a victim protected by minRuntimeSeconds becomes preemptible.
   Seconds protection_expiry = kNever;
-  std::uint64_t preempt_generation =
-      0;  // bumped whenever preempt_memo is cleared  // when a protected victim becomes preemptible
+  // Bumped whenever preempt_memo is cleared.
+  std::uint64_t preempt_generation = 0;
+  // Bumped whenever a reservation ends.
+  std::uint64_t reservation_version = 0;
   Memo fit_memo;      // placement on free capacity
   Memo blocked_memo;  // placement ignoring reservations
+  // Placement ignoring reservations that succeeded: count in min_failing (as "fits up
+  // to"), valid while capacity_version stays put (any take or release moves it).
+  Memo blocked_fits;
+  std::uint64_t blocked_fits_version = 0;
+  std::uint64_t capacity_version = 1;
   Memo preempt_memo;  // preemption search, per queue
   Memo static_ok;     // placement on an empty cluster
   Memo static_bad;

@@ -1,6 +1,7 @@
 #include "queueing/fair_share.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 
@@ -107,6 +108,41 @@ Fractions progressiveFill(const ResourceVector& pool, const std::vector<Resource
   return fraction;
 }
 
+// Step 2b: what DRF left of a resource (because the children that want it stopped on
+// another, exhausted resource) is water-filled by weight among the children that still
+// want that resource, resource by resource: idle capacity nobody contends for is part of
+// the fair share of those who want it, so holding it does not count as being over share.
+void fillLeftovers(const ResourceVector& pool, const std::vector<ResourceVector>& want,
+                   const std::vector<std::int64_t>& weight,
+                   std::vector<std::array<double, kMaxResources>>& got) {
+  const std::size_t n = want.size();
+  for (std::size_t r = 0; r < kMaxResources; ++r) {
+    double left = static_cast<double>(pool[r]);
+    for (std::size_t i = 0; i < n; ++i) left -= got[i][r];
+    std::vector<std::size_t> active;
+    for (std::size_t i = 0; i < n; ++i)
+      if (weight[i] > 0 && static_cast<double>(want[i][r]) - got[i][r] > 1e-9) active.push_back(i);
+    // Water-filling: the child whose remaining want per weight is smallest is met first.
+    std::sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
+      const double ra =
+          (static_cast<double>(want[a][r]) - got[a][r]) / static_cast<double>(weight[a]);
+      const double rb =
+          (static_cast<double>(want[b][r]) - got[b][r]) / static_cast<double>(weight[b]);
+      return ra != rb ? ra < rb : a < b;
+    });
+    double total_weight = 0;
+    for (std::size_t i : active) total_weight += static_cast<double>(weight[i]);
+    for (std::size_t i : active) {
+      if (left <= 1e-9 || total_weight <= 0) break;
+      const double portion = left * static_cast<double>(weight[i]) / total_weight;
+      const double give = std::min(portion, static_cast<double>(want[i][r]) - got[i][r]);
+      got[i][r] += give;
+      left -= give;
+      total_weight -= static_cast<double>(weight[i]);
+    }
+  }
+}
+
 }  // namespace
 
 double dominantShare(const ResourceVector& allocated, const ResourceVector& fair_share) {
@@ -174,12 +210,16 @@ std::vector<ResourceVector> computeFairShares(const std::vector<FairShareQueue>&
       weight[j] = queues[c].over_quota_weight;
     }
     const Fractions fraction = progressiveFill(pool, want, weight, available);
+    std::vector<std::array<double, kMaxResources>> got(k);
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t r = 0; r < kMaxResources; ++r)
+        got[j][r] = fraction[j] * static_cast<double>(want[j][r]);
+    fillLeftovers(pool, want, weight, got);
     for (std::size_t j = 0; j < k; ++j) {
       const auto c = static_cast<std::size_t>(kids[j]);
       share[c] = granted[j];
       for (std::size_t r = 0; r < kMaxResources; ++r)
-        share[c][r] +=
-            static_cast<std::int64_t>(fraction[j] * static_cast<double>(want[j][r]) + 1e-6);
+        share[c][r] += static_cast<std::int64_t>(got[j][r] + 1e-6);
     }
   };
   distribute(n, capacity);

@@ -30,7 +30,8 @@ class Placer {
       return true;
     if (o_.ignore_reservations || node.reserved_for == kNoGang || node.reserved_for == o_.self)
       return false;
-    return o_.backfill_end > node.reserved_until;
+    // Only a gang expected to end before the reservation's start may use its nodes.
+    return o_.backfill_end == kNever || o_.backfill_end > node.reserved_until;
   }
 
   // The capacity left on node n, after the pods this placement already put there.
@@ -277,6 +278,45 @@ class Placer {
 };
 
 }  // namespace
+
+KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVector& request,
+                          TopologyMode mode, std::int32_t level) {
+  KindCapacity out;
+  const auto levels =
+      static_cast<std::int32_t>(std::min(st.policy.topology_levels.size(), kMaxLevels));
+  out.level = mode == TopologyMode::None ? levels - 1 : level;
+  std::vector<std::int64_t> acc;
+  if (out.level >= 0) acc.assign(st.domains[static_cast<std::size_t>(out.level)].names.size(), 0);
+  std::int64_t total = 0;
+  constexpr std::int64_t kMany = std::int64_t{1} << 40;
+  for (NodeId n : st.eligibility(cls).eligible) {
+    const NodeState& node = st.nodes[n];
+    if (!node.usable() || node.reserved_for != kNoGang) continue;
+    std::int64_t k = node.free.copiesOf(request, kMany);
+    if (request[kGpu] > 0)
+      k = std::min<std::int64_t>(k, std::popcount(node.free_gpus) / request[kGpu]);
+    if (k <= 0) continue;
+    total += k;
+    if (out.level >= 0) {
+      const std::int32_t d = node.domain[static_cast<std::size_t>(out.level)];
+      if (d >= 0) acc[static_cast<std::size_t>(d)] += k;
+    }
+  }
+  if (out.level < 0) {
+    out.domain_pods = total;
+  } else {
+    const auto& rank = st.domains[static_cast<std::size_t>(out.level)].rank;
+    for (std::size_t d = 0; d < acc.size(); ++d) {
+      if (acc[d] > out.domain_pods || (acc[d] == out.domain_pods && acc[d] > 0 &&
+                                       rank[d] < rank[static_cast<std::size_t>(out.domain)])) {
+        out.domain_pods = acc[d];
+        out.domain = static_cast<std::int32_t>(d);
+      }
+    }
+  }
+  out.max_pods = mode == TopologyMode::Required ? out.domain_pods : total;
+  return out;
+}
 
 Placement placeGang(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                     const PlaceOptions& options) {

@@ -44,4 +44,17 @@ struct Placement {
 Placement placeGang(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                     const PlaceOptions& options);
 
+// How many pods of one kind (constraint class, request, topology) fit on free capacity
+// right now, for a gang that holds no reservation and has no runtime estimate: the most
+// pods one domain of a required level holds, else the cluster's total. Exact: a one-shape
+// gang of n pods is placed by placeGang iff n <= max_pods. One pass over the eligible nodes.
+struct KindCapacity {
+  std::int64_t max_pods = 0;
+  std::int32_t level = -1;  // the largest domain at the kind's own level, for explanations
+  std::int32_t domain = -1;
+  std::int64_t domain_pods = 0;
+};
+KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVector& request,
+                          TopologyMode mode, std::int32_t level);
+
 }  // namespace troupe::queueing

@@ -41,6 +41,11 @@ struct Policy {
   // Preemption searches (each a few placements over the eligible nodes) per cycle; gangs
   // past the budget try again next cycle. Bounds the cost of a cycle on a full cluster.
   int max_preemption_searches = 16;
+  // Skip queues whose inputs did not move since their last examination (their gangs
+  // would fail the same way again). Off: every queue is examined every cycle, with the
+  // same decisions; explanations of skipped queues keep their last numbers. Tests compare
+  // the two.
+  bool skip_unchanged_queues = true;
 };
 
 }  // namespace troupe::queueing

@@ -1,6 +1,8 @@
 #include "queueing/preemption.h"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -32,6 +34,66 @@ bool cheaper(const Candidate& a, const Candidate& b) {
   return ia < ib;
 }
 
+// For a gang of one pod shape: how many of its pods fit on each node and in each domain
+// of its required level (or in total), kept up to date as victims' pods are released, so
+// the search asks "does it fit now?" without placing the gang again. Exact: the placer
+// puts a one-shape gang wherever these counts say it fits.
+class FitCounter {
+ public:
+  FitCounter(EngineState& st, GangId g, std::int32_t pod_set, std::int64_t want)
+      : st_(st),
+        g_(g),
+        req_(st.requestOf(g, pod_set)),
+        want_(want),
+        allows_(st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).allows) {
+    const TopologyConstraint& t = st.gangs[g].spec.topology;
+    if (t.mode == TopologyMode::Required) {
+      level_ = st.levelIndex(t.level);
+      domain_sum_.assign(st.domains[static_cast<std::size_t>(level_)].names.size(), 0);
+    }
+    per_node_.assign(st.nodes.size(), 0);
+    for (NodeId n : st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible)
+      refresh(n);
+  }
+
+  void refresh(NodeId n) {
+    const NodeState& node = st_.nodes[n];
+    std::int64_t k = 0;
+    const bool blocked = n >= allows_.size() || !allows_[n] || !node.usable() ||
+                         (node.reserved_for != kNoGang && node.reserved_for != g_);
+    if (!blocked) {
+      k = node.free.copiesOf(req_, want_);
+      if (req_[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(node.free_gpus) / req_[kGpu]);
+      k = std::max<std::int64_t>(k, 0);
+    }
+    const std::int64_t delta = k - per_node_[n];
+    if (delta == 0) return;
+    per_node_[n] = k;
+    total_ += delta;
+    if (level_ >= 0) {
+      const std::int32_t d = node.domain[static_cast<std::size_t>(level_)];
+      if (d >= 0) domain_sum_[static_cast<std::size_t>(d)] += delta;
+    }
+  }
+
+  bool fits() const {
+    if (level_ < 0) return total_ >= want_;
+    return std::any_of(domain_sum_.begin(), domain_sum_.end(),
+                       [&](std::int64_t s) { return s >= want_; });
+  }
+
+ private:
+  EngineState& st_;
+  GangId g_;
+  ResourceVector req_;
+  std::int64_t want_;
+  const std::vector<std::uint8_t>& allows_;
+  std::int32_t level_ = -1;
+  std::vector<std::int64_t> per_node_;
+  std::vector<std::int64_t> domain_sum_;
+  std::int64_t total_ = 0;
+};
+
 class Search {
  public:
   Search(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now)
@@ -51,6 +113,7 @@ class Search {
   PreemptionPlan run() {
     PreemptionPlan plan = search();
     plan.protected_until = protected_until_;
+    plan.searched = !candidates_.empty();
     return plan;
   }
 
@@ -75,6 +138,11 @@ class Search {
     std::sort(candidates_.begin(), candidates_.end(), cheaper);
 
     // Greedy: release candidates cheapest first until the gang fits.
+    std::int32_t only_set = -1;
+    for (std::size_t i = 0; i < counts_.size(); ++i)
+      if (counts_[i] > 0) only_set = only_set == -1 ? static_cast<std::int32_t>(i) : -2;
+    if (only_set >= 0)
+      counter_.emplace(st_, g_, only_set, counts_[static_cast<std::size_t>(only_set)]);
     Statement stmt(st_);
     std::vector<std::size_t> chosen;
     constexpr int kMaxAttempts = 64;
@@ -83,7 +151,7 @@ class Search {
     for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
       releaseCandidate(stmt, candidates_[i]);
       chosen.push_back(i);
-      if (!request_.fitsIn(st_.usable_free)) continue;
+      if (!mayFit()) continue;
       ++attempts;
       if (placeGang(st_, g_, counts_, options()).ok) {
         fits = true;
@@ -100,8 +168,9 @@ class Search {
       reset(stmt);
       for (std::size_t j = 0; j < chosen.size(); ++j)
         if (j != k) releaseCandidate(stmt, candidates_[chosen[j]]);
-      if (request_.fitsIn(st_.usable_free) && placeGang(st_, g_, counts_, options()).ok)
-        chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
+      const bool still =
+          counter_ ? counter_->fits() : mayFit() && placeGang(st_, g_, counts_, options()).ok;
+      if (still) chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
     }
     reset(stmt);
     for (std::size_t j : chosen) releaseCandidate(stmt, candidates_[j]);
@@ -195,10 +264,26 @@ class Search {
     }
   }
 
+  // A cheap necessary condition (exact for one-shape gangs) before a placement attempt.
+  bool mayFit() const {
+    if (counter_) return counter_->fits();
+    return request_.fitsIn(st_.usable_free);
+  }
+
   void reset(Statement& stmt) {
     stmt.rollbackTo(0);
     released_whole_.clear();
     released_shrink_.clear();
+    if (!counter_) return;
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    for (NodeId n : touched_) counter_->refresh(n);
+  }
+
+  void touch(NodeId n) {
+    if (!counter_) return;
+    touched_.push_back(n);
+    counter_->refresh(n);
   }
 
   void releaseCandidate(Statement& stmt, const Candidate& c) {
@@ -206,10 +291,16 @@ class Search {
     if (c.victim.whole) {
       // A whole eviction after its own shrink candidate releases only what is left.
       for (std::size_t i = 0; i < vs.pods.size(); ++i)
-        if (!surplusReleased(c.victim.gang, i)) stmt.release(c.victim.gang, vs.pods[i]);
+        if (!surplusReleased(c.victim.gang, i)) {
+          stmt.release(c.victim.gang, vs.pods[i]);
+          touch(vs.pods[i].node);
+        }
       released_whole_.push_back(c.victim.gang);
     } else {
-      for (std::size_t i : c.victim.pods) stmt.release(c.victim.gang, vs.pods[i]);
+      for (std::size_t i : c.victim.pods) {
+        stmt.release(c.victim.gang, vs.pods[i]);
+        touch(vs.pods[i].node);
+      }
       released_shrink_.push_back(&c.victim);
     }
   }
@@ -286,6 +377,8 @@ class Search {
   double share_before_ = 0;
   double share_after_ = 0;
   std::vector<Candidate> candidates_;
+  std::optional<FitCounter> counter_;
+  std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share

@@ -22,6 +22,8 @@ struct PreemptionPlan {
   // When !ok: why no plan exists.
   PendingReason reason = PendingReason::NoPlacement;
   std::string detail;
+  // False when no running gang could be a victim at all (nothing was searched).
+  bool searched = false;
   // The earliest time a victim skipped for minRuntimeSeconds becomes preemptible.
   Seconds protected_until = kNever;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace troupe::queueing {
 // operations are then applied through the EngineState lifecycle calls.
 class Statement {
  public:
-  explicit Statement(EngineState& st) : st_(st) {}
+  explicit Statement(EngineState& st)
+      : st_(st), release_version_(st.release_version), capacity_version_(st.capacity_version) {}
   ~Statement() { rollbackTo(0); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -30,11 +32,18 @@ class Statement {
       ops_.pop_back();
       st_.takeOnNode(pod.node, st_.requestOf(g, pod.pod_set), pod.gpus);
     }
+    if (ops_.empty()) {
+      // Everything undone: capacity is as it was, so caches keyed on it stay valid.
+      st_.release_version = release_version_;
+      st_.capacity_version = capacity_version_;
+    }
   }
 
  private:
   EngineState& st_;
   std::vector<std::pair<GangId, Pod>> ops_;
+  std::uint64_t release_version_;
+  std::uint64_t capacity_version_;
 };
 
 }  // namespace troupe::queueing

@@ -98,11 +98,26 @@ TEST_CASE("fair share: DRF across resources equalises dominant shares",
   }
   const auto share = computeFairShares({a, b}, ResourceVector::of(0, 9000, 18 * kGiB));
   // Equal dominant shares: 4x/18 = 3y/9 with x + 3y <= 9 CPUs: y = 2 tasks, x = 3.
-  // a: 3 CPU, 12 GiB (2/3 of memory); b: 6 CPU, 2 GiB (2/3 of CPU).
+  // a: 3 CPU, 12 GiB (2/3 of memory); b: 6 CPU, 2 GiB (2/3 of CPU). CPU is gone; the
+  // 18 - 14 = 4 GiB nobody can use with it are split by weight: 2 GiB more each.
   CHECK(share[0][kCpu] == Approx(3000).margin(1));
-  CHECK(share[0][kMemory] == Approx(12.0 * kGiB).epsilon(1e-6));
+  CHECK(share[0][kMemory] == Approx(14.0 * kGiB).epsilon(1e-6));
   CHECK(share[1][kCpu] == Approx(6000).margin(1));
-  CHECK(share[1][kMemory] == Approx(2.0 * kGiB).epsilon(1e-6));
+  CHECK(share[1][kMemory] == Approx(4.0 * kGiB).epsilon(1e-6));
+}
+
+TEST_CASE("fair share: a resource left over when another runs out still goes to who wants it",
+          "[queueing][fair-share][drf]") {
+  // 16 GPUs, 128 CPUs. Both queues are guaranteed 8 GPUs and no CPU; a wants 16 GPUs and 2
+  // CPUs, b 8 GPUs and 1 CPU. The GPU pool is empty after the guarantees, so DRF moves
+  // nobody; the CPUs nobody contends for still go to their wanters: 2 and 1.
+  FairShareQueue a = fsq(-1, 8, 16), b = fsq(-1, 8, 8);
+  a.demand[kCpu] = 2000;
+  b.demand[kCpu] = 1000;
+  const auto share = computeFairShares({a, b}, ResourceVector::of(16, 128000, 0));
+  CHECK(share[0][kGpu] == 8);
+  CHECK(share[0][kCpu] == 2000);
+  CHECK(share[1][kCpu] == 1000);
 }
 
 TEST_CASE("decayed usage halves every half-life once a queue stops running",

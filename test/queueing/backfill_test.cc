@@ -1,0 +1,119 @@
+#include <catch2/catch.hpp>
+
+#include "test/queueing/builders.h"
+#include "test/queueing/scenario.h"
+
+namespace troupe::queueing {
+namespace {
+
+using namespace testing;
+
+// Two 8-GPU nodes. 'r1' holds all of n-0, 'r2' half of n-1. The head wants both nodes
+// whole (2 x 8 GPUs); 'small' wants 4 GPUs, which n-1 has free right now.
+Engine twoBusyNodes(std::optional<Seconds> estimate = std::nullopt) {
+  Engine e = engineWith(rackOfNodes("n", 2, 2), {queue("a").maxWait(100)});
+  GangBuilder r1 = gang("r1").queue("a").gpus(8);
+  GangBuilder r2 = gang("r2").queue("a").gpus(4);
+  if (estimate) {
+    r1.runtimeEstimate(*estimate);
+    r2.runtimeEstimate(*estimate);
+  }
+  REQUIRE(e.addRunning(runningOn(r1, {"n-0"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(r2, {"n-1"}, 0)).ok());
+  REQUIRE(e.submit(gang("head").queue("a").gpus(8).pods(2).submittedAt(0)).ok());
+  return e;
+}
+
+TEST_CASE("before the head starves, smaller gangs backfill around it", "[queueing][backfill]") {
+  Engine e = twoBusyNodes();
+  REQUIRE(e.submit(gang("small").queue("a").gpus(4).submittedAt(10)).ok());
+  // t = 50: the head has waited 50 s < maxWait 100.
+  const Decisions d = e.schedule(50);
+  CHECK(admitted(d, "small"));
+  CHECK(reasonOf(e, "head") == PendingReason::NoPlacement);
+}
+
+TEST_CASE("a starving head holds the capacity it needs as it frees", "[queueing][backfill]") {
+  Engine e = twoBusyNodes();
+  // t = 150: the head has waited 150 s >= 100: it starves and reserves both nodes.
+  Decisions d = e.schedule(150);
+  CHECK(reasonOf(e, "head") == PendingReason::Reserved);
+  REQUIRE(e.submit(gang("small").queue("a").gpus(4).submittedAt(140)).ok());
+  d = e.schedule(160);
+  // n-1's 4 free GPUs are held for the head: small waits, and says for whom.
+  CHECK_FALSE(admitted(d, "small"));
+  const auto why = e.explanation("small");
+  REQUIRE(why.has_value());
+  CHECK(why->reason == PendingReason::BlockedByStarvingJob);
+  CHECK(why->blocking_gang == "head");
+  // The running gangs end: the head starts, before small.
+  REQUIRE(e.remove("r1").ok());
+  REQUIRE(e.remove("r2").ok());
+  d = e.schedule(170);
+  CHECK(admitted(d, "head"));
+  CHECK_FALSE(admitted(d, "small"));
+}
+
+TEST_CASE("with runtime estimates, a gang that ends before the reservation starts may backfill",
+          "[queueing][backfill]") {
+  // r1 and r2 are expected to end at t = 0 + 300: the head's reservation starts then.
+  Engine e = twoBusyNodes(300);
+  e.schedule(150);
+  CHECK(reasonOf(e, "head") == PendingReason::Reserved);
+  SECTION("ends at 160 + 100 = 260 <= 300: backfills") {
+    REQUIRE(e.submit(gang("quick").queue("a").gpus(4).runtimeEstimate(100).submittedAt(155)).ok());
+    CHECK(admitted(e.schedule(160), "quick"));
+  }
+  SECTION("ends at 160 + 200 = 360 > 300: waits") {
+    REQUIRE(e.submit(gang("slow").queue("a").gpus(4).runtimeEstimate(200).submittedAt(155)).ok());
+    CHECK_FALSE(admitted(e.schedule(160), "slow"));
+    CHECK(reasonOf(e, "slow") == PendingReason::BlockedByStarvingJob);
+  }
+}
+
+TEST_CASE("a stream of small gangs never starves a large one", "[queueing][backfill]") {
+  // Four nodes; every 10 s a 1-node gang arrives and each runs 30 s. The 4-node head
+  // arrives at t = 0 with maxWait 100. Without reservations the small gangs would keep
+  // at least one node busy forever.
+  Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("a").maxWait(100)});
+  REQUIRE(e.submit(gang("head").queue("a").gpus(8).pods(4).submittedAt(0)).ok());
+  std::vector<std::pair<std::string, Seconds>> running;  // name, end time
+  Seconds head_started = -1;
+  for (Seconds t = 0; t <= 400 && head_started < 0; t += 5) {
+    for (auto it = running.begin(); it != running.end();) {
+      if (it->second <= t) {
+        REQUIRE(e.remove(it->first).ok());
+        it = running.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (t % 10 == 0 && t > 0)
+      REQUIRE(e.submit(gang("s" + std::to_string(t)).queue("a").gpus(8).submittedAt(t)).ok());
+    const Decisions d = e.schedule(t);
+    for (const auto& a : d.admissions) {
+      if (a.gang == "head")
+        head_started = t;
+      else
+        running.emplace_back(a.gang, t + 30);
+    }
+  }
+  // It starves at t = 100; the nodes drain within one run time (30 s) after that.
+  REQUIRE(head_started >= 0);
+  CHECK(head_started <= 100 + 30 + 5);
+}
+
+TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
+  Policy p;
+  p.backfill = false;
+  Engine e = engineWith(rackOfNodes("n", 2, 2), {queue("a")}, p);
+  REQUIRE(e.addRunning(runningOn(gang("r1").queue("a").gpus(8), {"n-0"})).ok());
+  REQUIRE(e.submit(gang("head").queue("a").gpus(8).pods(2).submittedAt(0)).ok());
+  REQUIRE(e.submit(gang("small").queue("a").gpus(4).submittedAt(10)).ok());
+  const Decisions d = e.schedule(20);
+  CHECK(d.admissions.empty());
+  CHECK(reasonOf(e, "small") == PendingReason::BlockedByQueueHead);
+}
+
+}  // namespace
+}  // namespace troupe::queueing

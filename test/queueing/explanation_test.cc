@@ -1,0 +1,184 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include "test/queueing/builders.h"
+#include "test/queueing/scenario.h"
+
+namespace troupe::queueing {
+namespace {
+
+using namespace testing;
+
+TEST_CASE("a gang past its queue's limit says so, with the queue's numbers",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("a").guaranteedGpus(8).limitGpus(16)});
+  REQUIRE(e.addRunning(runningOn(gang("a-0").queue("a").gpus(8), {"n-0"})).ok());
+  REQUIRE(e.submit(gang("a-1").queue("a").gpus(8).pods(2).submittedAt(1)).ok());
+  const Decisions d = e.schedule(10);
+  const PendingExplanation* p = pendingOf(d, "a-1");
+  REQUIRE(p != nullptr);
+  // 8 held + 16 asked = 24 > limit 16.
+  CHECK(p->reason == PendingReason::QueueAtLimit);
+  CHECK(p->dominant_resource == "nvidia.com/gpu");
+  CHECK(p->queue_allocated == 8);
+  CHECK(p->queue_guaranteed == 8);
+  CHECK(p->queue_limit == 16);
+  CHECK(p->request[kGpu] == 16);
+  CHECK(describe(*p).rfind("QueueAtLimit: ", 0) == 0);
+  CHECK(describe(*p).find("queue a holds 8 nvidia.com/gpu") != std::string::npos);
+}
+
+TEST_CASE("a gang naming a missing queue waits until the queue appears",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 1, 1), {});
+  REQUIRE(e.submit(gang("early").queue("later").gpus(8)).ok());
+  Decisions d = e.schedule(0);
+  REQUIRE(pendingOf(d, "early") != nullptr);
+  CHECK(pendingOf(d, "early")->reason == PendingReason::QueueNotFound);
+  REQUIRE(e.upsertQueue(queue("later")).ok());
+  d = e.schedule(1);
+  CHECK(admitted(d, "early"));
+}
+
+TEST_CASE("explanations are reported when they change, and stay readable",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 1, 1), {queue("default")});
+  REQUIRE(e.addRunning(runningOn(gang("busy").gpus(8), {"n-0"})).ok());
+  REQUIRE(e.submit(gang("waiting").gpus(8).submittedAt(1)).ok());
+  Decisions d = e.schedule(10);
+  REQUIRE(pendingOf(d, "waiting") != nullptr);
+  CHECK(pendingOf(d, "waiting")->reason == PendingReason::NoPlacement);
+  CHECK(pendingOf(d, "waiting")->largest_free_domain_pods == 0);
+  // Nothing changed: no new explanation, the current one is still there to read.
+  d = e.schedule(11);
+  CHECK(d.pending.empty());
+  CHECK(reasonOf(e, "waiting") == PendingReason::NoPlacement);
+}
+
+TEST_CASE("queue statuses report fair share and allocation every cycle",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 2, 2),
+                        {queue("a").guaranteedGpus(8), queue("b").guaranteedGpus(8)});
+  REQUIRE(e.submit(gang("a-1").queue("a").gpus(8)).ok());
+  const Decisions d = e.schedule(0);
+  REQUIRE(d.queues.size() == 2);
+  // a wants 8 (its guarantee), b wants nothing: a's fair share 8, it holds 8: share 1.
+  CHECK(d.queues[0].queue == "a");
+  CHECK(d.queues[0].fair_share[kGpu] == 8);
+  CHECK(d.queues[0].allocated[kGpu] == 8);
+  CHECK(d.queues[0].dominant_share == Approx(1.0));
+  CHECK(d.queues[1].fair_share[kGpu] == 0);
+}
+
+struct BadInput {
+  std::string name;
+  std::function<Status(Engine&)> act;
+  std::string want_field;
+};
+
+TEST_CASE("bad input is an error naming the field and the rule", "[queueing][validation]") {
+  const std::vector<BadInput> cases = {
+      {"a gang without pod sets",
+       [](Engine& e) {
+         GangSpec g;
+         g.name = "g";
+         g.queue = "q";
+         return e.submit(g);
+       },
+       "gangs[g].podSets"},
+      {"minCount above count",
+       [](Engine& e) {
+         GangSpec g = gang("g").gpus(1).pods(2);
+         g.pod_sets[0].min_count = 3;
+         return e.submit(g);
+       },
+       "gangs[g].podSets[0].minCount"},
+      {"a negative request", [](Engine& e) { return e.submit(gang("g").cpu(-5)); },
+       "gangs[g].podSets[0].requests[1]"},
+      {"a topology level the policy does not know",
+       [](Engine& e) { return e.submit(gang("g").requireTopology("zone")); },
+       "gangs[g].topology.level"},
+      {"a duplicate gang",
+       [](Engine& e) {
+         REQUIRE(e.submit(gang("g")).ok());
+         return e.submit(gang("g"));
+       },
+       "gangs[g]"},
+      {"a node with more than 64 GPUs", [](Engine& e) { return e.upsertNode(node("n").gpus(65)); },
+       "nodes[n].allocatable[nvidia.com/gpu]"},
+      {"an NVLink island naming a missing GPU",
+       [](Engine& e) {
+         return e.upsertNode(node("n").gpus(4).islands({{0, 9}}));
+       },
+       "nodes[n].nvlinkIslands[0]"},
+      {"a queue whose parent does not exist",
+       [](Engine& e) { return e.upsertQueue(queue("q").parent("nowhere")); }, "queues[q].parent"},
+      {"a queue guaranteed more than its limit",
+       [](Engine& e) { return e.upsertQueue(queue("q").guaranteedGpus(10).limitGpus(4)); },
+       "queues[q].guaranteed"},
+      {"a running pod on a GPU another pod holds",
+       [](Engine& e) {
+         REQUIRE(e.upsertNode(node("n")).ok());
+         REQUIRE(e.addRunning(runningOn(gang("a").gpus(2), {"n"})).ok());
+         return e.addRunning(runningOn(gang("b").gpus(2), {"n"}));
+       },
+       "running[b].pods[0].gpus"},
+      {"removing a node that runs pods",
+       [](Engine& e) {
+         REQUIRE(e.upsertNode(node("n")).ok());
+         REQUIRE(e.addRunning(runningOn(gang("a").gpus(2), {"n"})).ok());
+         return e.removeNode("n");
+       },
+       "node.name"},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      Engine e;
+      const Status s = tc.act(e);
+      REQUIRE_FALSE(s.ok());
+      CHECK(s.error().field_path == tc.want_field);
+      CHECK_FALSE(s.error().message.empty());
+    }
+  }
+}
+
+TEST_CASE("the same snapshot in any element order gives the same decisions",
+          "[queueing][determinism]") {
+  Snapshot snap;
+  snap.now = 100;
+  snap.nodes = rackOfNodes("n", 6, 2);
+  snap.queues = {queue("org").guaranteedGpus(24), queue("a").parent("org").guaranteedGpus(16),
+                 queue("b").parent("org").guaranteedGpus(8), queue("c").guaranteedGpus(8)};
+  for (int i = 0; i < 9; ++i)
+    snap.pending.push_back(gang("g" + std::to_string(i))
+                               .queue(std::string(1, static_cast<char>('a' + i % 3)))
+                               .gpus(i % 2 ? 4 : 8)
+                               .pods(1 + i % 3)
+                               .submittedAt(i % 4));
+  snap.running.push_back(runningOn(gang("r").queue("c").gpus(8), {"n-5"}, 0));
+  const auto first = scheduleSnapshot(snap);
+  REQUIRE(first.ok());
+  Snapshot shuffled = snap;
+  std::reverse(shuffled.nodes.begin(), shuffled.nodes.end());
+  std::reverse(shuffled.queues.begin(), shuffled.queues.end());
+  std::reverse(shuffled.pending.begin(), shuffled.pending.end());
+  const auto second = scheduleSnapshot(shuffled);
+  REQUIRE(second.ok());
+  REQUIRE(first->admissions.size() == second->admissions.size());
+  CHECK_FALSE(first->admissions.empty());
+  for (std::size_t i = 0; i < first->admissions.size(); ++i) {
+    CHECK(first->admissions[i].gang == second->admissions[i].gang);
+    REQUIRE(first->admissions[i].pods.size() == second->admissions[i].pods.size());
+    for (std::size_t p = 0; p < first->admissions[i].pods.size(); ++p) {
+      CHECK(first->admissions[i].pods[p].node == second->admissions[i].pods[p].node);
+      CHECK(first->admissions[i].pods[p].gpus == second->admissions[i].pods[p].gpus);
+    }
+  }
+  REQUIRE(first->pending.size() == second->pending.size());
+  for (std::size_t i = 0; i < first->pending.size(); ++i)
+    CHECK(first->pending[i] == second->pending[i]);
+}
+
+}  // namespace
+}  // namespace troupe::queueing
