@@ -317,3 +317,36 @@ TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2
   CHECK_FALSE(c.client().get({res::kPods, "default", "sc-3", ""}).ok());
   CHECK(phaseOf(c, "sc") == "Running");
 }
+
+TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
+          "[operator][e2e][starvation]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -",
+            "apiVersion: troupe.dev/v1alpha1\nkind: Queue\nmetadata:\n  name: team-a\n"
+            "spec:\n  maxWaitSeconds: 1\n  resources:\n    nvidia.com/gpu:\n"
+            "      guaranteed: \"16\"\n");
+  const std::string two_seconds = "        troupe.dev/sim-duration-seconds: \"2\"\n";
+  const std::string four_seconds = "        troupe.dev/sim-duration-seconds: \"4\"\n";
+  c.kubectl("apply -f -", jobYaml("s1", "team-a", 1, 8, "", four_seconds));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s1") == "Running"; }));
+  c.kubectl("apply -f -", jobYaml("s2", "team-a", 1, 8, "", four_seconds));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s2") == "Running"; }));
+  // big needs all 16 GPUs; it starves (waits more than 1 s, counted in whole seconds)
+  // while s1 and s2 still run.
+  c.kubectl("apply -f -", jobYaml("big", "team-a", 2, 8, "", two_seconds));
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "big", ""});
+    return j && ctl::stringAt(*j, "/status/pending/reason") == "Reserved";
+  }));
+  // Later jobs that would each fit in the GPUs s1 frees.
+  c.kubectl("apply -f -", jobYaml("s3", "team-a", 1, 8) + jobYaml("s4", "team-a", 1, 8));
+  bool big_ran =
+      c.eventually([&] { return phaseOf(c, "big") == "Running"; }, std::chrono::seconds(20));
+  INFO(c.get("tj big")["status"].dump(2));
+  INFO(c.get("tj s3")["status"].dump(2));
+  REQUIRE(big_ran);
+  // big started before either later job got a GPU.
+  CHECK(boundPods(c, "big") == 2);
+  CHECK(boundPods(c, "s3") == 0);
+  CHECK(boundPods(c, "s4") == 0);
+}
