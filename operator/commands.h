@@ -16,5 +16,6 @@ void addValidateCommand(CLI::App& app);
 void addSimCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);
+void addOperatorCommand(CLI::App& app);
 
 }  // namespace troupe::cli

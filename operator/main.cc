@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   troupe::cli::addSimCommand(app);
   troupe::cli::addBenchCommand(app);
   troupe::cli::addServeCommand(app);
+  troupe::cli::addOperatorCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "controllers/cluster_snapshot.h"
+#include "queueing/decisions.h"
+#include "state/admission_journal.h"
+
+// What the scheduler loop does with one cycle's decisions, as plain data: the bindings
+// of each admitted gang (whole, or not at all), the pods to evict, and the events to
+// record. Planning is pure, so it is tested without a server; the runtime carries it out.
+namespace troupe::controllers {
+
+struct PodDeletion {
+  std::string ns;
+  std::string pod;
+  std::string uid;  // delete precondition: never delete a newer pod of the same name
+  std::string gang;
+  std::string reason;  // "Preempted", "Shrunk", "RolledBack"
+};
+
+// A Kubernetes Event about a PodGroup (the TrainingJob controller re-targets events of
+// groups it owns to the job).
+struct EventRecord {
+  std::string gang;  // "namespace/podgroup"
+  std::string type;  // "Normal" | "Warning"
+  std::string reason;
+  std::string message;
+};
+
+struct PreemptionNotice {
+  std::string gang;
+  std::string preemptor;
+  std::string reason;  // "Reclaim" | "WithinQueue"
+};
+
+struct ActionPlan {
+  // One record per admitted gang and per grown gang; each is journaled before its first
+  // binding.
+  std::vector<state::AdmissionRecord> bindings;
+  std::vector<PodDeletion> deletions;  // preemption victims first, then shrinks
+  std::vector<PreemptionNotice> preempted;
+  std::vector<EventRecord> events;
+  // Decisions that could not be mapped onto pods (a pod vanished since the snapshot): the
+  // gang is skipped whole this cycle and the next cycle decides again.
+  std::vector<Problem> skipped;
+};
+
+ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapshot& cluster,
+                       std::int64_t now);
+
+}  // namespace troupe::controllers

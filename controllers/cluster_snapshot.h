@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "queueing/snapshot.h"
+
+// The scheduler loop's input, built from the informer caches: API objects in, the
+// engine's snapshot out, with the index from each gang back to its pods.
+namespace troupe::controllers {
+
+// The objects of one moment, as the caches hold them.
+struct ApiObjects {
+  std::vector<nlohmann::json> nodes;
+  std::vector<nlohmann::json> pods;
+  std::vector<nlohmann::json> queues;
+  std::vector<nlohmann::json> pod_groups;
+  std::vector<nlohmann::json> priority_classes;
+};
+
+// One pod of a gang as the scheduler loop needs it.
+struct GangPod {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::int32_t pod_set = 0;
+  // The troupe.dev/replica-index label, or -1: orders pods for binding and shrinking.
+  std::int32_t replica_index = -1;
+  std::string node;  // empty while unbound
+  std::vector<int> gpus;
+  bool deleting = false;
+  bool bound() const { return !node.empty(); }
+};
+
+enum class GangState {
+  WaitingForPods,  // fewer unbound pods than the gang's minimum: not submitted yet
+  Pending,         // submitted to the engine
+  Running,         // at least one pod bound and not finished
+  Finished,        // the PodGroup is Succeeded or Failed
+};
+
+struct Gang {
+  std::string key;  // "namespace/podgroup"
+  std::string queue;
+  GangState state = GangState::WaitingForPods;
+  std::vector<GangPod> pods;  // live pods (not Succeeded or Failed), by pod set then index
+  std::int32_t min_member = 1;
+  queueing::ResourceVector bound_requests;  // what its bound pods hold
+};
+
+// An object the snapshot leaves out, and why.
+struct Problem {
+  std::string kind;  // "Node", "Queue", "PodGroup"
+  std::string key;
+  Error error;
+};
+
+struct ClusterSnapshot {
+  queueing::Snapshot snapshot;
+  queueing::ResourceNames names;
+  std::map<std::string, Gang> gangs;  // by key
+  std::vector<Problem> problems;
+};
+
+struct SnapshotOptions {
+  queueing::Seconds now = 0;
+  // Decayed usage per leaf queue by resource name (state/usage_history.h).
+  std::map<std::string, std::map<std::string, std::int64_t>> usage;
+};
+
+// Builds the engine's view:
+// - nodes: allocatable minus what pods outside Troupe's gangs (other schedulers, pods
+//   without a PodGroup) hold there; NotReady nodes are marked not ready;
+// - queues: those validateQueueTree accepts, with their decayed usage;
+// - gangs: every PodGroup with its live pods (label troupe.dev/pod-group, schedulerName
+//   troupe, same namespace): running when a pod is bound, pending when at least
+//   minMember pods wait unbound; pods of one shape form one pod set.
+// Objects that break a rule go to `problems` and are left out, never crash the build.
+ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options);
+
+// "0,1,2,3" <-> {0,1,2,3}; an empty or damaged annotation reads as no GPUs.
+std::vector<int> parseGpuIndices(const std::string& text);
+std::string formatGpuIndices(const std::vector<int>& gpus);
+
+}  // namespace troupe::controllers

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace troupe::controllers {
+
+// The status a PodGroup should have, from its member pods:
+// - scheduled (bound), running, succeeded, failed counts;
+// - phase: Failed once a member failed and none holds a node, or when
+//   scheduleTimeoutSeconds passed since creation with no member ever bound;
+//   Succeeded once at least minMember succeeded and none holds a node; Running when at
+//   least minMember run; Admitted when any is bound; Pending otherwise.
+// Succeeded and Failed are final. Conditions the scheduler loop owns (Preempted) are
+// kept as they are.
+nlohmann::json computePodGroupStatus(const nlohmann::json& pod_group,
+                                     const std::vector<nlohmann::json>& pods, std::int64_t now);
+
+}  // namespace troupe::controllers

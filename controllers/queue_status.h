@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "queueing/decisions.h"
+
+namespace troupe::controllers {
+
+struct QueueCounts {
+  std::int32_t pending = 0;
+  std::int32_t admitted = 0;  // bound, not all running yet
+  std::int32_t running = 0;
+};
+
+// The status a Queue should have after a cycle: allocated and fairShare as resource
+// lists, the gang counts, and a Valid condition (False with the tree rule it breaks).
+// The caller writes it only when it differs from the current one.
+nlohmann::json renderQueueStatus(const nlohmann::json& queue,
+                                 const std::optional<queueing::QueueStatus>& computed,
+                                 const queueing::ResourceNames& names, const QueueCounts& counts,
+                                 const std::optional<Error>& invalid, std::int64_t now);
+
+}  // namespace troupe::controllers

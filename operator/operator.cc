@@ -1,0 +1,800 @@
+#include "operator/operator.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "api/well_known.h"
+#include "common/log.h"
+#include "controllers/action_plan.h"
+#include "controllers/admission_recovery.h"
+#include "controllers/annotations.h"
+#include "controllers/cluster_snapshot.h"
+#include "controllers/conditions.h"
+#include "controllers/engine_loader.h"
+#include "controllers/object_json.h"
+#include "controllers/pod_group_status.h"
+#include "controllers/queue_status.h"
+#include "controllers/queue_tree.h"
+#include "controllers/resources.h"
+#include "controllers/training_job_plan.h"
+#include "kube/informer.h"
+#include "kube/kube_client.h"
+#include "kube/leader_elector.h"
+#include "kube/work_queue.h"
+#include "operator/operator_metrics.h"
+#include "queueing/usage.h"
+#include "state/admission_journal.h"
+#include "state/job_accounting.h"
+#include "state/state_database.h"
+#include "state/usage_history.h"
+
+namespace troupe::operator_runtime {
+
+using Json = nlohmann::json;
+using kube::ObjectPtr;
+namespace res = kube::resources;
+namespace ctl = controllers;
+
+namespace {
+
+constexpr const char* kFieldManager = "troupe-operator";
+constexpr const char* kJobPrefix = "TrainingJob:";
+constexpr const char* kGroupPrefix = "PodGroup:";
+const std::string kPreemptedByAnnotation(controllers::kPreemptedByAnnotation);
+
+std::string defaultIdentity() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return fmt::format("{}_{:08x}", host, std::random_device{}());
+}
+
+std::vector<std::string> labelIndex(const Json& object, std::string_view key) {
+  auto v = ctl::label(object, key);
+  if (v.empty()) return {};
+  return {ctl::namespaceOf(object) + "/" + v};
+}
+
+// The RFC 7386 merge patch that turns `from` into `to`: keys `to` lacks become null (a
+// merge patch of the new object alone would keep them), objects recurse, the rest replaces.
+Json mergePatch(const Json& from, const Json& to) {
+  if (!from.is_object() || !to.is_object()) return to;
+  Json patch = Json::object();
+  for (const auto& [k, v] : from.items())
+    if (!to.contains(k)) patch[k] = nullptr;
+  for (const auto& [k, v] : to.items()) {
+    auto it = from.find(k);
+    if (it == from.end()) {
+      patch[k] = v;
+    } else if (*it != v) {
+      patch[k] = mergePatch(*it, v);
+    }
+  }
+  return patch;
+}
+
+std::vector<Json> copies(const std::vector<ObjectPtr>& objects) {
+  std::vector<Json> out;
+  out.reserve(objects.size());
+  for (const auto& o : objects) out.push_back(*o);
+  return out;
+}
+
+}  // namespace
+
+// What a pod is assumed to be after our own write, until the cache shows it.
+struct Assumed {
+  std::string uid;
+  std::string node;  // bound there
+  std::string gpus;
+  bool deleted = false;
+  std::int64_t expires = 0;
+};
+
+struct Operator::Runtime {
+  Operator& op;
+  kube::KubeClient& client;
+  std::map<std::string, std::unique_ptr<kube::Informer>> informers;
+  kube::WorkQueue queue{std::chrono::milliseconds(50), std::chrono::seconds(60)};
+  std::unique_ptr<kube::LeaderElector> elector;
+  state::AdmissionJournal journal;
+  state::UsageHistory usage_history;
+  state::JobAccounting accounting;
+  std::atomic<bool> schedule_requested{true};
+  // Control-thread state.
+  std::map<std::string, Assumed> assumed;  // by "ns/pod"
+  std::map<std::string, state::QueueUsage> usage;
+  std::int64_t last_usage_advance = 0;
+  std::int64_t last_mirror = 0;
+  std::int64_t event_counter = 0;
+
+  Runtime(Operator& o, kube::KubeClient& c, state::StateDatabase& db)
+      : op(o), client(c), journal(db), usage_history(db), accounting(db) {}
+
+  kube::Informer& informer(const std::string& name) { return *informers.at(name); }
+  std::int64_t now() const {
+    return std::chrono::duration_cast<std::chrono::seconds>(op.time_.now().time_since_epoch())
+        .count();
+  }
+
+  // ---- wiring ----
+  void build() {
+    auto add = [&](const std::string& name, const kube::ResourceType& type) {
+      informers[name] = std::make_unique<kube::Informer>(client, type, "");
+    };
+    add("pods", res::kPods);
+    add("nodes", res::kNodes);
+    add("queues", res::kQueues);
+    add("podgroups", res::kPodGroups);
+    add("trainingjobs", res::kTrainingJobs);
+    add("priorityclasses", res::kPriorityClasses);
+    add("services", res::kServices);
+    informer("pods").addIndex("job",
+                              [](const Json& p) { return labelIndex(p, api::kJobNameLabel); });
+    informer("pods").addIndex("group",
+                              [](const Json& p) { return labelIndex(p, api::kPodGroupLabel); });
+
+    auto onPod = [this](const ObjectPtr& p) {
+      auto job = ctl::label(*p, api::kJobNameLabel);
+      if (!job.empty()) queue.add(kJobPrefix + ctl::namespaceOf(*p) + "/" + job);
+      auto group = ctl::label(*p, api::kPodGroupLabel);
+      if (!group.empty()) queue.add(kGroupPrefix + ctl::namespaceOf(*p) + "/" + group);
+      schedule_requested = true;
+    };
+    informer("pods").addHandlers(
+        {onPod, [onPod](const ObjectPtr&, const ObjectPtr& n) { onPod(n); }, onPod});
+    auto onJob = [this](const ObjectPtr& j) { queue.add(kJobPrefix + ctl::keyOf(*j)); };
+    informer("trainingjobs")
+        .addHandlers({onJob, [onJob](const ObjectPtr&, const ObjectPtr& n) { onJob(n); }, onJob});
+    auto onGroup = [this](const ObjectPtr& g) {
+      queue.add(kGroupPrefix + ctl::keyOf(*g));
+      auto owner = ctl::controllerOf(*g);
+      if (owner && owner->kind == api::kTrainingJobKind)
+        queue.add(kJobPrefix + ctl::namespaceOf(*g) + "/" + owner->name);
+      schedule_requested = true;
+    };
+    informer("podgroups")
+        .addHandlers(
+            {onGroup, [onGroup](const ObjectPtr&, const ObjectPtr& n) { onGroup(n); }, onGroup});
+    auto onOther = [this](const ObjectPtr&) { schedule_requested = true; };
+    for (const char* name : {"nodes", "queues", "priorityclasses"}) {
+      informer(name).addHandlers(
+          {onOther, [onOther](const ObjectPtr&, const ObjectPtr& n) { onOther(n); }, onOther});
+    }
+    auto onService = [this](const ObjectPtr& s) {
+      auto owner = ctl::controllerOf(*s);
+      if (owner && owner->kind == api::kTrainingJobKind)
+        queue.add(kJobPrefix + ctl::namespaceOf(*s) + "/" + owner->name);
+    };
+    informer("services")
+        .addHandlers({onService,
+                      [onService](const ObjectPtr&, const ObjectPtr& n) { onService(n); },
+                      onService});
+  }
+
+  bool synced() const {
+    for (const auto& [_, i] : informers)
+      if (!i->hasSynced()) return false;
+    return !informers.empty();
+  }
+
+  // ---- writes ----
+  void recordEvent(const std::string& kind, const kube::ResourceType& type, const std::string& ns,
+                   const std::string& name, const ctl::EventRecord& e) {
+    auto obj = informer(kind).cache().get(ns + "/" + name);
+    std::string uid = obj ? ctl::stringAt(*obj, "/metadata/uid") : "";
+    auto ts = ctl::formatTimestamp(now());
+    Json event{{"apiVersion", "v1"},
+               {"kind", "Event"},
+               {"metadata",
+                {{"name", fmt::format("{}.{:x}{:04x}", name, now(), ++event_counter % 0xffff)},
+                 {"namespace", ns}}},
+               {"involvedObject",
+                {{"apiVersion", type.apiVersion()},
+                 {"kind", type.kind},
+                 {"name", name},
+                 {"namespace", ns},
+                 {"uid", uid}}},
+               {"reason", e.reason},
+               {"message", e.message},
+               {"type", e.type},
+               {"count", 1},
+               {"firstTimestamp", ts},
+               {"lastTimestamp", ts},
+               {"source", {{"component", "troupe-operator"}}},
+               {"reportingComponent", "troupe-operator"}};
+    auto r = client.create(res::kEvents, ns, event, {kFieldManager, false});
+    if (!r)
+      log::debug("event not recorded",
+                 {{"object", ns + "/" + name}, {"error", r.error().describe()}});
+  }
+
+  // Events about a gang go to its TrainingJob when it has one.
+  void recordGangEvent(const ctl::EventRecord& e) {
+    auto slash = e.gang.find('/');
+    std::string ns = e.gang.substr(0, slash), name = e.gang.substr(slash + 1);
+    auto pg = informer("podgroups").cache().get(e.gang);
+    auto owner = pg ? ctl::controllerOf(*pg) : std::nullopt;
+    if (owner && owner->kind == api::kTrainingJobKind) {
+      recordEvent("trainingjobs", res::kTrainingJobs, ns, owner->name, e);
+    } else {
+      recordEvent("podgroups", res::kPodGroups, ns, name, e);
+    }
+  }
+
+  bool deletePod(const ctl::PodDeletion& d) {
+    kube::DeleteOptions options;
+    if (!d.uid.empty()) options.precondition_uid = d.uid;
+    auto r = client.remove({res::kPods, d.ns, d.pod, ""}, options);
+    if (!r && !r.error().isNotFound() && !r.error().isConflict()) {
+      log::warn("pod deletion failed",
+                {{"pod", d.ns + "/" + d.pod}, {"error", r.error().describe()}});
+      return false;
+    }
+    assumed[d.ns + "/" + d.pod] = Assumed{d.uid, "", "", true, now() + 60};
+    log::info("pod deleted", {{"pod", d.ns + "/" + d.pod}, {"gang", d.gang}, {"reason", d.reason}});
+    return true;
+  }
+
+  bool bindPod(const state::PlannedBinding& b) {
+    const std::string gpus = ctl::formatGpuIndices(b.gpus);
+    // The GPU indices go on the pod first (so they are there whatever the server does with
+    // the Binding's own metadata), then the Binding, which kube-apiserver copies too.
+    Json patch{{"metadata", {{"annotations", {{std::string(api::kGpuIndicesAnnotation), gpus}}}}}};
+    auto p = client.patch({res::kPods, b.ns, b.pod, ""}, patch,
+                          {kube::PatchType::Merge, kFieldManager, false, false});
+    if (!p) {
+      log::warn("pod annotation failed",
+                {{"pod", b.ns + "/" + b.pod}, {"error", p.error().describe()}});
+      return false;
+    }
+    Json binding{{"apiVersion", "v1"},
+                 {"kind", "Binding"},
+                 {"metadata",
+                  {{"name", b.pod},
+                   {"namespace", b.ns},
+                   {"annotations", {{std::string(api::kGpuIndicesAnnotation), gpus}}}}},
+                 {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", b.node}}}};
+    auto r = client.createSubresource({res::kPods, b.ns, b.pod, "binding"}, binding);
+    if (!r) {
+      log::warn("binding failed",
+                {{"pod", b.ns + "/" + b.pod}, {"node", b.node}, {"error", r.error().describe()}});
+      return false;
+    }
+    assumed[b.ns + "/" + b.pod] =
+        Assumed{ctl::stringAt(*p, "/metadata/uid"), b.node, gpus, false, now() + 60};
+    return true;
+  }
+
+  // Writes the difference from `old_status` (as the cache holds it) to `status`.
+  void patchStatus(const kube::ResourceType& type, const std::string& ns, const std::string& name,
+                   const Json& old_status, const Json& status) {
+    writeStatusPatch(type, ns, name, mergePatch(old_status, status));
+  }
+
+  void writeStatusPatch(const kube::ResourceType& type, const std::string& ns,
+                        const std::string& name, const Json& patch) {
+    auto r = client.patch({type, ns, name, "status"}, Json{{"status", patch}},
+                          {kube::PatchType::Merge, kFieldManager, false, false});
+    if (!r && !r.error().isNotFound())
+      log::warn("status write failed", {{"kind", type.kind},
+                                        {"object", ns.empty() ? name : ns + "/" + name},
+                                        {"error", r.error().describe()}});
+  }
+
+  void patchGroupAnnotation(const std::string& gang, const std::string& key, const Json& value) {
+    auto slash = gang.find('/');
+    Json patch{{"metadata", {{"annotations", {{key, value}}}}}};
+    auto r = client.patch({res::kPodGroups, gang.substr(0, slash), gang.substr(slash + 1), ""},
+                          patch, {kube::PatchType::Merge, kFieldManager, false, false});
+    if (!r && !r.error().isNotFound())
+      log::warn("podgroup annotation failed", {{"gang", gang}, {"error", r.error().describe()}});
+  }
+
+  // Binds a whole gang: journal first, then every pod; a failure rolls the gang back.
+  bool admit(const state::AdmissionRecord& record) {
+    if (auto s = journal.begin(record); !s) {
+      log::error("journal write failed; gang not admitted",
+                 {{"gang", record.gang}, {"error", s.error().describe()}});
+      return false;
+    }
+    std::vector<state::PlannedBinding> done;
+    for (const auto& b : record.bindings) {
+      if (!bindPod(b)) {
+        for (const auto& d : done) {
+          auto a = assumed[d.ns + "/" + d.pod];
+          deletePod({d.ns, d.pod, a.uid, record.gang, "RolledBack"});
+        }
+        (void)journal.complete(record.gang);
+        log::warn("gang admission rolled back", {{"gang", record.gang}, {"bound", done.size()}});
+        return false;
+      }
+      done.push_back(b);
+    }
+    if (auto s = journal.complete(record.gang); !s)
+      log::error("journal close failed", {{"gang", record.gang}, {"error", s.error().describe()}});
+    return true;
+  }
+
+  // ---- leadership ----
+  void onStartedLeading() {
+    log::info("leading: recovering from the journal and the API");
+    // Usage: the newer of the local copy and the Queue annotation mirror.
+    auto local = usage_history.load();
+    usage = local ? *local : std::map<std::string, state::QueueUsage>{};
+    for (const auto& q : informer("queues").cache().list()) {
+      auto text = ctl::annotation(*q, state::kDecayedUsageAnnotation);
+      if (text.empty()) continue;
+      auto mirrored = state::decodeUsageAnnotation(text);
+      if (!mirrored) continue;
+      auto& mine = usage[ctl::nameOf(*q)];
+      mine = state::newerOf(mine, *mirrored);
+    }
+    last_usage_advance = now();
+    // Half-bound gangs: finish or roll back.
+    auto open = journal.open();
+    if (open && !open->empty()) {
+      auto cluster = ctl::buildClusterSnapshot(gather(), {now(), {}});
+      for (const auto& step : ctl::planRecovery(*open, cluster)) {
+        if (step.finish) {
+          bool ok = true;
+          for (const auto& b : step.remaining) ok = ok && bindPod(b);
+          if (!ok) {
+            for (const auto& g : cluster.gangs.at(step.gang).pods)
+              if (g.bound()) deletePod({g.ns, g.name, g.uid, step.gang, "RolledBack"});
+            for (const auto& b : step.remaining)
+              if (assumed.contains(b.ns + "/" + b.pod) && !assumed[b.ns + "/" + b.pod].deleted)
+                deletePod({b.ns, b.pod, assumed[b.ns + "/" + b.pod].uid, step.gang, "RolledBack"});
+          }
+          log::info("recovered half-bound gang", {{"gang", step.gang}, {"finished", ok}});
+        } else {
+          for (const auto& d : step.deletions) deletePod(d);
+          log::info("rolled back half-bound gang", {{"gang", step.gang}, {"reason", step.reason}});
+        }
+        (void)journal.complete(step.gang);
+      }
+    }
+    for (const auto& key : informer("trainingjobs").cache().keys()) queue.add(kJobPrefix + key);
+    for (const auto& key : informer("podgroups").cache().keys()) queue.add(kGroupPrefix + key);
+    schedule_requested = true;
+  }
+
+  // ---- the caches, with our own writes assumed ----
+  ctl::ApiObjects gather() {
+    ctl::ApiObjects objects;
+    objects.nodes = copies(informer("nodes").cache().list());
+    objects.queues = copies(informer("queues").cache().list());
+    objects.pod_groups = copies(informer("podgroups").cache().list());
+    objects.priority_classes = copies(informer("priorityclasses").cache().list());
+    objects.pods = copies(informer("pods").cache().list());
+    const auto t = now();
+    std::set<std::string> seen;
+    for (auto& p : objects.pods) {
+      auto key = ctl::keyOf(p);
+      auto it = assumed.find(key);
+      if (it == assumed.end()) continue;
+      seen.insert(key);
+      const Assumed& a = it->second;
+      bool same = a.uid.empty() || a.uid == ctl::stringAt(p, "/metadata/uid");
+      bool caught_up =
+          !same || (a.deleted ? ctl::isDeleting(p) : !ctl::stringAt(p, "/spec/nodeName").empty());
+      if (caught_up || t > a.expires) {
+        assumed.erase(it);
+        continue;
+      }
+      if (a.deleted) {
+        p["metadata"]["deletionTimestamp"] = ctl::formatTimestamp(t);
+      } else {
+        p["spec"]["nodeName"] = a.node;
+        p["metadata"]["annotations"][std::string(api::kGpuIndicesAnnotation)] = a.gpus;
+      }
+    }
+    std::erase_if(assumed, [&](const auto& kv) { return !seen.contains(kv.first); });
+    return objects;
+  }
+
+  // ---- the scheduling cycle ----
+  void scheduleCycle() {
+    const auto started = std::chrono::steady_clock::now();
+    const auto t = now();
+    auto objects = gather();
+    ctl::SnapshotOptions options{t, {}};
+    for (const auto& [q, u] : usage) options.usage[q] = u.usage;
+    auto cluster = ctl::buildClusterSnapshot(objects, options);
+    queueing::Policy policy;
+    policy.topology_levels = op.options_.topology_levels;
+    auto loaded = ctl::loadEngine(cluster, policy);
+    auto decisions = loaded.engine.schedule(t);
+    decisions.cycle = op.cycles_.load() + 1;
+    auto plan = ctl::planActions(decisions, cluster, t);
+
+    // Preemptions first: victims are deleted; their preemptors wait for the capacity.
+    std::set<std::string> waiting_preemptors;
+    for (const auto& p : plan.preempted) {
+      waiting_preemptors.insert(p.preemptor);
+      patchGroupAnnotation(p.gang, kPreemptedByAnnotation, p.preemptor);
+      (void)accounting.stopped(p.gang, t, state::StopReason::Preempted);
+      op.metrics_.add("troupe_preemptions_total",
+                      {{"queue", cluster.gangs.count(p.gang) ? cluster.gangs.at(p.gang).queue : ""},
+                       {"reason", p.reason}});
+    }
+    for (const auto& d : plan.deletions) deletePod(d);
+    for (const auto& record : plan.bindings) {
+      if (waiting_preemptors.contains(record.gang)) continue;
+      const auto& gang = cluster.gangs.at(record.gang);
+      const bool grow = gang.state == ctl::GangState::Running;
+      if (!admit(record)) continue;
+      std::int64_t gpus = 0;
+      for (const auto& b : record.bindings) gpus += static_cast<std::int64_t>(b.gpus.size());
+      if (grow) {
+        (void)accounting.resized(record.gang, t, gpus + gang.bound_requests[queueing::kGpu]);
+        continue;
+      }
+      std::int64_t submit = t;
+      for (const auto& g : cluster.snapshot.pending)
+        if (g.name == record.gang) submit = g.submit_time;
+      (void)accounting.submitted(record.gang, record.queue, submit);
+      (void)accounting.started(record.gang, t, gpus);
+      auto pg = informer("podgroups").cache().get(record.gang);
+      if (pg && !ctl::annotation(*pg, kPreemptedByAnnotation).empty())
+        patchGroupAnnotation(record.gang, kPreemptedByAnnotation, nullptr);
+      op.metrics_.add("troupe_admissions_total", {{"queue", record.queue}});
+      op.metrics_.observe("troupe_submission_to_admission_seconds", {{"queue", record.queue}},
+                          static_cast<double>(std::max<std::int64_t>(0, t - submit)));
+      log::info("gang admitted",
+                {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
+    }
+    for (const auto& e : plan.events) recordGangEvent(e);
+    for (const auto& s : plan.skipped)
+      log::debug("decision skipped", {{"gang", s.key}, {"why", s.error.message}});
+    for (const auto& p : loaded.problems)
+      log::debug("object refused by the engine",
+                 {{"kind", p.kind}, {"object", p.key}, {"error", p.error.describe()}});
+
+    publishPending(loaded.engine, cluster);
+    publishQueues(objects, loaded.engine, cluster, t);
+    advanceUsage(loaded.engine, cluster, t);
+
+    op.cycles_ += 1;
+    op.metrics_.observe(
+        "troupe_scheduling_cycle_duration_seconds", {},
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+
+  // status.pending of each waiting TrainingJob: the engine's explanation with the numbers.
+  void publishPending(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster) {
+    for (const auto& [key, gang] : cluster.gangs) {
+      if (gang.state != ctl::GangState::Pending) continue;
+      auto pg = informer("podgroups").cache().get(key);
+      auto owner = pg ? ctl::controllerOf(*pg) : std::nullopt;
+      if (!owner || owner->kind != api::kTrainingJobKind) continue;
+      auto explanation = engine.explanation(key);
+      if (!explanation) continue;
+      const auto& e = *explanation;
+      auto amount = [&](std::int64_t v) {
+        Json list = Json::object();
+        if (!e.dominant_resource.empty() && v < queueing::ResourceVector::kUnlimited)
+          list[e.dominant_resource] = std::to_string(v);
+        return list;
+      };
+      Json pending{{"reason", queueing::pendingReasonName(e.reason)},
+                   {"message", queueing::describe(e)},
+                   {"queue", e.queue},
+                   {"request", ctl::toResourceList(e.request, cluster.names)},
+                   {"guaranteed", amount(e.queue_guaranteed)},
+                   {"allocated", amount(e.queue_allocated)},
+                   {"limit", amount(e.queue_limit)},
+                   {"fairShare", amount(e.queue_fair_share)}};
+      auto job_key = ctl::namespaceOf(*pg) + "/" + owner->name;
+      auto job = informer("trainingjobs").cache().get(job_key);
+      if (!job) continue;
+      if (job->value(Json::json_pointer("/status/pending"), Json()) == pending) continue;
+      patchStatus(res::kTrainingJobs, ctl::namespaceOf(*job), ctl::nameOf(*job),
+                  Json{{"pending", job->value(Json::json_pointer("/status/pending"), Json())}},
+                  Json{{"pending", pending}});
+    }
+  }
+
+  void publishQueues(const ctl::ApiObjects& objects, const queueing::Engine& engine,
+                     const ctl::ClusterSnapshot& cluster, std::int64_t t) {
+    auto invalid = ctl::validateQueueTree(objects.queues);
+    std::map<std::string, ctl::QueueCounts> counts;
+    std::map<std::string, queueing::ResourceVector> pending_requests;
+    for (const auto& [key, gang] : cluster.gangs) {
+      if (gang.state == ctl::GangState::Pending) {
+        counts[gang.queue].pending += 1;
+        for (const auto& g : cluster.snapshot.pending)
+          if (g.name == key)
+            for (const auto& ps : g.pod_sets)
+              pending_requests[gang.queue] += ps.shape->requests * ps.min_count;
+      }
+      if (gang.state == ctl::GangState::Running) counts[gang.queue].running += 1;
+    }
+    op.metrics_.clear("troupe_queue_guaranteed");
+    op.metrics_.clear("troupe_queue_fair_share");
+    op.metrics_.clear("troupe_queue_allocated");
+    op.metrics_.clear("troupe_queue_pending");
+    for (const auto& q : objects.queues) {
+      const auto name = ctl::nameOf(q);
+      auto computed = engine.queueStatus(name);
+      std::optional<Error> error;
+      if (auto it = invalid.find(name); it != invalid.end()) error = it->second;
+      auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], error, t);
+      const Json old_status = q.value("status", Json::object());
+      if (old_status != status) patchStatus(res::kQueues, "", name, old_status, status);
+      for (const auto& spec : cluster.snapshot.queues) {
+        if (spec.name != name) continue;
+        for (std::size_t slot = 0; slot < cluster.names.size(); ++slot) {
+          MetricLabels l{{"queue", name}, {"resource", cluster.names.name(slot)}};
+          op.metrics_.set("troupe_queue_guaranteed", l, static_cast<double>(spec.guaranteed[slot]));
+          if (computed) {
+            op.metrics_.set("troupe_queue_fair_share", l,
+                            static_cast<double>(computed->fair_share[slot]));
+            op.metrics_.set("troupe_queue_allocated", l,
+                            static_cast<double>(computed->allocated[slot]));
+          }
+          op.metrics_.set("troupe_queue_pending", l,
+                          static_cast<double>(pending_requests[name][slot]));
+        }
+      }
+    }
+  }
+
+  void advanceUsage(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
+                    std::int64_t t) {
+    const auto elapsed = t - last_usage_advance;
+    if (elapsed <= 0) return;
+    last_usage_advance = t;
+    queueing::Policy policy;
+    for (const auto& spec : cluster.snapshot.queues) {
+      auto computed = engine.queueStatus(spec.name);
+      if (!computed) continue;
+      auto& u = usage[spec.name];
+      queueing::ResourceVector current;
+      for (const auto& [r, v] : u.usage) {
+        for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
+          if (cluster.names.name(slot) == r) current[slot] = v;
+      }
+      auto next = queueing::advanceUsage(current, computed->allocated, elapsed,
+                                         policy.usage_half_life_seconds);
+      u.usage.clear();
+      for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
+        if (next[slot] != 0) u.usage[cluster.names.name(slot)] = next[slot];
+      u.updated_at = t;
+      (void)usage_history.save(spec.name, u);
+    }
+    if (t - last_mirror >= op.options_.usage_mirror_interval.count()) {
+      last_mirror = t;
+      for (const auto& [q, u] : usage) {
+        if (!informer("queues").cache().get(q)) continue;
+        Json patch{{"metadata",
+                    {{"annotations",
+                      {{state::kDecayedUsageAnnotation, state::encodeUsageAnnotation(u)}}}}}};
+        auto r = client.patch({res::kQueues, "", q, ""}, patch,
+                              {kube::PatchType::Merge, kFieldManager, false, false});
+        if (!r) log::debug("usage mirror failed", {{"queue", q}, {"error", r.error().describe()}});
+      }
+    }
+  }
+
+  // ---- reconcilers ----
+  void reconcileJob(const std::string& key) {
+    auto job = informer("trainingjobs").cache().get(key);
+    if (!job) return;
+    ctl::TrainingJobInputs in;
+    in.job = *job;
+    in.now = now();
+    if (auto pg = informer("podgroups").cache().get(key)) in.pod_group = *pg;
+    in.service_exists = informer("services").cache().get(key) != nullptr;
+    in.pods = copies(informer("pods").cache().byIndex("job", key));
+    auto plan = ctl::planTrainingJob(in);
+    const auto ns = ctl::namespaceOf(*job);
+    for (const auto& object : plan.create) {
+      const auto kind = object.value("kind", "");
+      const auto& type = kind == "Pod"       ? res::kPods
+                         : kind == "Service" ? res::kServices
+                                             : res::kPodGroups;
+      auto r = client.create(type, ns, object, {kFieldManager, false});
+      if (!r && !r.error().isAlreadyExists()) {
+        log::warn("create failed", {{"job", key}, {"kind", kind}, {"error", r.error().describe()}});
+        queue.addRateLimited(kJobPrefix + key);
+        return;
+      }
+    }
+    for (const auto& d : plan.deletions) deletePod(d);
+    const auto old_phase = ctl::stringAt(*job, "/status/phase");
+    const auto new_phase = plan.status.value("phase", "");
+    if (plan.status_changed) {
+      // status.pending belongs to the scheduler loop; only its removal is ours to write.
+      Json old_status = job->value("status", Json::object());
+      Json status = plan.status;
+      const bool had_pending = old_status.contains("pending");
+      const bool keeps_pending = status.contains("pending");
+      old_status.erase("pending");
+      status.erase("pending");
+      Json patch = mergePatch(old_status, status);
+      if (had_pending && !keeps_pending) patch["pending"] = nullptr;
+      writeStatusPatch(res::kTrainingJobs, ns, ctl::nameOf(*job), patch);
+    }
+    if (old_phase != new_phase) onJobPhase(key, *job, old_phase, new_phase, plan);
+    for (const auto& e : plan.events)
+      recordEvent("trainingjobs", res::kTrainingJobs, ns, ctl::nameOf(*job), e);
+    if (plan.delete_job) {
+      auto r = client.remove(
+          {res::kTrainingJobs, ns, ctl::nameOf(*job), ""},
+          kube::DeleteOptions{"Background", std::nullopt, std::nullopt, std::nullopt, false});
+      if (!r && !r.error().isNotFound())
+        log::warn("ttl delete failed", {{"job", key}, {"error", r.error().describe()}});
+      (void)accounting.forget(key);
+    }
+    if (plan.requeue_after)
+      queue.addAfter(kJobPrefix + key, std::chrono::seconds(*plan.requeue_after));
+    if (!plan.deletions.empty() || !plan.create.empty()) schedule_requested = true;
+  }
+
+  void onJobPhase(const std::string& key, const Json& job, const std::string& from,
+                  const std::string& to, const ctl::TrainingJobPlan& plan) {
+    const auto t = now();
+    const auto queue_name = ctl::stringAt(job, "/spec/queue");
+    log::info("job phase", {{"job", key}, {"from", from}, {"to", to}});
+    if (to == "Running") {
+      auto created =
+          ctl::parseTimestamp(ctl::stringAt(job, "/metadata/creationTimestamp")).value_or(t);
+      op.metrics_.observe("troupe_submission_to_running_seconds", {{"queue", queue_name}},
+                          static_cast<double>(std::max<std::int64_t>(0, t - created)));
+    }
+    if (to == "Succeeded" || to == "Failed")
+      (void)accounting.stopped(key, t, state::StopReason::Finished);
+    if (to == "Suspended" && from != "Suspended")
+      (void)accounting.stopped(key, t, state::StopReason::Suspended);
+    if (plan.status.value("restarts", 0) > job.value(Json::json_pointer("/status/restarts"), 0)) {
+      (void)accounting.stopped(key, t, state::StopReason::Restarted);
+      op.metrics_.add("troupe_gang_restarts_total", {{"queue", queue_name}});
+    }
+  }
+
+  void reconcileGroup(const std::string& key) {
+    auto pg = informer("podgroups").cache().get(key);
+    if (!pg) return;
+    auto pods = copies(informer("pods").cache().byIndex("group", key));
+    auto status = ctl::computePodGroupStatus(*pg, pods, now());
+    auto preempted_by = ctl::annotation(*pg, kPreemptedByAnnotation);
+    if (!preempted_by.empty()) {
+      ctl::setCondition(status, "Preempted", true, "Preempted", "Preempted by " + preempted_by,
+                        now());
+    } else if (ctl::findCondition(status, "Preempted")) {
+      ctl::setCondition(status, "Preempted", false, "Admitted", "", now());
+    }
+    const Json old_status = pg->value("status", Json::object());
+    if (old_status != status)
+      patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg), old_status, status);
+    if (status.value("phase", "") == "Pending" && pg->contains("spec") &&
+        (*pg)["spec"].contains("scheduleTimeoutSeconds"))
+      queue.addAfter(kGroupPrefix + key, std::chrono::seconds(5));
+  }
+
+  void process(const std::string& item) {
+    if (item.rfind(kJobPrefix, 0) == 0) {
+      reconcileJob(item.substr(std::strlen(kJobPrefix)));
+    } else if (item.rfind(kGroupPrefix, 0) == 0) {
+      reconcileGroup(item.substr(std::strlen(kGroupPrefix)));
+    }
+  }
+};
+
+Result<std::unique_ptr<Operator>> Operator::create(kube::KubeClient& client,
+                                                   OperatorOptions options,
+                                                   const TimeSource& time) {
+  if (options.state_dir.empty())
+    return makeError(ErrorCode::Invalid, "--state-dir",
+                     "Required value: a directory for the state store");
+  auto db = state::StateDatabase::open(options.state_dir);
+  if (!db) return db.error();
+  if (options.identity.empty()) options.identity = defaultIdentity();
+  return std::unique_ptr<Operator>(new Operator(client, std::move(options), time, std::move(*db)));
+}
+
+Operator::Operator(kube::KubeClient& client, OperatorOptions options, const TimeSource& time,
+                   std::unique_ptr<state::StateDatabase> db)
+    : client_(client), options_(std::move(options)), time_(time), db_(std::move(db)) {
+  defineOperatorMetrics(metrics_);
+  metrics_.set("troupe_leader", {}, 0);
+  metrics_.set("troupe_caches_synced", {}, 0);
+  runtime_ = std::make_unique<Runtime>(*this, client_, *db_);
+  runtime_->build();
+}
+
+Operator::~Operator() { stop(); }
+
+bool Operator::synced() const { return runtime_->synced(); }
+bool Operator::leading() const { return leading_.load(); }
+
+void Operator::start() {
+  std::lock_guard lock(lifecycle_mu_);
+  if (started_) return;
+  started_ = true;
+  for (auto& [_, informer] : runtime_->informers) informer->start();
+  if (options_.leader_elect) {
+    kube::LeaderElectionConfig config;
+    config.lease_namespace = options_.leader_election_namespace;
+    config.lease_name = options_.leader_election_id;
+    config.identity = options_.identity;
+    config.lease_duration = options_.lease_duration;
+    config.renew_deadline = options_.renew_deadline;
+    config.retry_period = options_.retry_period;
+    config.on_started_leading = [this] {
+      log::info("started leading", {{"identity", options_.identity}});
+      leading_ = true;
+      metrics_.set("troupe_leader", {}, 1);
+    };
+    config.on_stopped_leading = [this] {
+      log::warn("stopped leading", {{"identity", options_.identity}});
+      leading_ = false;
+      metrics_.set("troupe_leader", {}, 0);
+    };
+    auto elector = kube::LeaderElector::create(client_, time_, config);
+    TROUPE_CHECK(elector.ok(), "leader election config: {}", elector.error().describe());
+    runtime_->elector = std::move(*elector);
+    elector_thread_ = std::jthread([this](std::stop_token stop) {
+      // Campaign only once the caches are synced: a replica that cannot act must not lead.
+      while (!stop.stop_requested() && !synced())
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (!stop.stop_requested()) runtime_->elector->run(stop);
+    });
+  } else {
+    leading_ = true;
+    metrics_.set("troupe_leader", {}, 1);
+  }
+  control_thread_ = std::jthread([this](std::stop_token stop) { controlLoop(stop); });
+}
+
+void Operator::stop() {
+  std::lock_guard lock(lifecycle_mu_);
+  if (!started_) return;
+  started_ = false;
+  control_thread_.request_stop();
+  runtime_->queue.shutDown();
+  if (control_thread_.joinable()) control_thread_.join();
+  elector_thread_.request_stop();
+  if (elector_thread_.joinable()) elector_thread_.join();
+  for (auto& [_, informer] : runtime_->informers) informer->stop();
+  leading_ = false;
+  log::info("operator stopped");
+}
+
+void Operator::controlLoop(std::stop_token stop) {
+  bool was_leading = false;
+  auto last_cycle = std::chrono::steady_clock::time_point{};
+  while (!stop.stop_requested()) {
+    const bool synced_now = synced();
+    metrics_.set("troupe_caches_synced", {}, synced_now ? 1 : 0);
+    if (!leading_ || !synced_now) {
+      was_leading = false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    if (!was_leading) {
+      runtime_->onStartedLeading();
+      was_leading = true;
+    }
+    if (auto item = runtime_->queue.getFor(std::chrono::milliseconds(50))) {
+      runtime_->process(*item);
+      runtime_->queue.done(*item);
+      runtime_->queue.forget(*item);
+    }
+    const auto since = std::chrono::steady_clock::now() - last_cycle;
+    if ((runtime_->schedule_requested && since >= options_.min_cycle_gap) ||
+        since >= options_.cycle_interval) {
+      runtime_->schedule_requested = false;
+      runtime_->scheduleCycle();
+      last_cycle = std::chrono::steady_clock::now();
+    }
+  }
+}
+
+}  // namespace troupe::operator_runtime

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "operator/metrics_registry.h"
+
+namespace troupe::kube {
+class KubeClient;
+class Informer;
+class LeaderElector;
+class WorkQueue;
+}  // namespace troupe::kube
+namespace troupe::state {
+class StateDatabase;
+}
+
+// The Troupe operator: informer caches fed by list and watch, one control thread that
+// reconciles TrainingJobs and PodGroups from a rate-limited work queue and runs the
+// scheduling cycle (on events, and on a timer), leader election on a Lease, and the state
+// store. It talks to the API only through a KubeClient, so `troupe operator` (against a
+// real cluster) and `troupe serve` (in-process, against its own API) run the same code.
+// docs/operator.md describes it for users.
+namespace troupe::operator_runtime {
+
+struct OperatorOptions {
+  std::filesystem::path state_dir;
+  bool leader_elect = true;
+  std::string leader_election_namespace = "default";
+  std::string leader_election_id = "troupe-operator";
+  std::string identity;  // empty: "<hostname>_<random>"
+  std::vector<std::string> topology_levels = {"troupe.dev/block", "troupe.dev/rack"};
+  // A scheduling cycle runs at most this often on events, and at least this often anyway.
+  std::chrono::milliseconds min_cycle_gap{200};
+  std::chrono::milliseconds cycle_interval{2000};
+  // How often decayed usage is mirrored into the Queues' troupe.dev/decayed-usage annotation.
+  std::chrono::seconds usage_mirror_interval{60};
+  std::chrono::seconds lease_duration{15};
+  std::chrono::seconds renew_deadline{10};
+  std::chrono::seconds retry_period{2};
+};
+
+class Operator {
+ public:
+  // Opens the state store; starts nothing.
+  static Result<std::unique_ptr<Operator>> create(kube::KubeClient& client, OperatorOptions options,
+                                                  const TimeSource& time);
+  ~Operator();  // stop()
+  Operator(const Operator&) = delete;
+  Operator& operator=(const Operator&) = delete;
+
+  // Starts the informers, leader election and the control thread.
+  void start();
+  // Graceful: the control thread finishes the action in hand (a gang's bindings are never
+  // left half done), informers stop, the lease is released so a standby takes over at once.
+  void stop();
+
+  // Every informer has listed once.
+  bool synced() const;
+  // This replica leads (always, without leader election) and acts.
+  bool leading() const;
+  // /readyz: this replica can lead (its caches are synced).
+  bool ready() const { return synced(); }
+  MetricsRegistry& metrics() { return metrics_; }
+  // Scheduling cycles run so far (tests wait on it).
+  std::int64_t cycles() const { return cycles_.load(); }
+
+ private:
+  struct Runtime;
+  Operator(kube::KubeClient& client, OperatorOptions options, const TimeSource& time,
+           std::unique_ptr<state::StateDatabase> db);
+  void controlLoop(std::stop_token stop);
+
+  kube::KubeClient& client_;
+  const OperatorOptions options_;
+  const TimeSource& time_;
+  MetricsRegistry metrics_;
+  std::unique_ptr<state::StateDatabase> db_;
+  std::unique_ptr<Runtime> runtime_;
+  std::atomic<bool> leading_{false};
+  std::atomic<std::int64_t> cycles_{0};
+  std::mutex lifecycle_mu_;
+  bool started_ = false;
+  std::jthread elector_thread_;
+  std::jthread control_thread_;
+};
+
+}  // namespace troupe::operator_runtime

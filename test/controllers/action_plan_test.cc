@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include "controllers/action_plan.h"
+#include "controllers/admission_recovery.h"
+#include "controllers/cluster_snapshot.h"
+#include "test/controllers/builders.h"
+
+using namespace troupe::controllers;
+using namespace troupe::controllers::testing;
+
+namespace {
+
+ClusterSnapshot twoGangs() {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2")};
+  objects.queues = {queue("team-a"), queue("team-b")};
+  objects.pod_groups = {podGroup("ml", "victim").minMember(2),
+                        podGroup("ml", "newcomer").minMember(2).queue("team-b")};
+  objects.pods = {pod("ml", "victim-0").group("victim").index(0).gpus(8).boundTo("n1", "0"),
+                  pod("ml", "victim-1").group("victim").index(1).gpus(8).boundTo("n2", "0"),
+                  pod("ml", "newcomer-0").group("newcomer").index(0).gpus(8),
+                  pod("ml", "newcomer-1").group("newcomer").index(1).gpus(8)};
+  return buildClusterSnapshot(objects, {});
+}
+
+}  // namespace
+
+TEST_CASE("a preemption deletes every bound pod of the victim and names the preemptor",
+          "[controllers][plan]") {
+  auto cluster = twoGangs();
+  troupe::queueing::Decisions d;
+  d.preemptions.push_back(
+      {"ml/victim", "team-a", "ml/newcomer", troupe::queueing::PreemptionReason::Reclaim});
+  auto plan = planActions(d, cluster, 100);
+  REQUIRE(plan.deletions.size() == 2);
+  CHECK(plan.deletions[0].pod == "victim-0");
+  CHECK(plan.deletions[0].uid == "uid-victim-0");
+  CHECK(plan.deletions[0].reason == "Preempted");
+  REQUIRE(plan.preempted.size() == 1);
+  CHECK(plan.preempted[0].preemptor == "ml/newcomer");
+  CHECK_THAT(plan.events[0].message, Catch::Contains("Preempted by ml/newcomer"));
+}
+
+TEST_CASE("an admission naming more pods than the gang has unbound is skipped whole",
+          "[controllers][plan]") {
+  auto cluster = twoGangs();
+  troupe::queueing::Decisions d;
+  d.cycle = 3;
+  d.admissions.push_back(
+      {"ml/newcomer", "team-b", {{0, "n1", {0}}, {0, "n2", {0}}, {0, "n2", {1}}}, {3}});
+  auto plan = planActions(d, cluster, 100);
+  CHECK(plan.bindings.empty());
+  REQUIRE(plan.skipped.size() == 1);
+  CHECK(plan.skipped[0].key == "ml/newcomer");
+}
+
+TEST_CASE("a shrink deletes the highest replicas on the named nodes", "[controllers][plan]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1")};
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "elastic").minMember(2)};
+  for (int i = 0; i < 4; ++i)
+    objects.pods.push_back(
+        pod("ml", "elastic-" + std::to_string(i))
+            .group("elastic")
+            .index(i)
+            .gpus(2)
+            .boundTo("n1", std::to_string(2 * i) + "," + std::to_string(2 * i + 1)));
+  auto cluster = buildClusterSnapshot(objects, {});
+  troupe::queueing::Decisions d;
+  troupe::queueing::Resize r;
+  r.gang = "ml/elastic";
+  r.pod_set_counts = {2};
+  r.removed = {{0, "n1", {}}, {0, "n1", {}}};
+  r.preemptor = "ml/other";
+  d.resizes.push_back(r);
+  auto plan = planActions(d, cluster, 100);
+  REQUIRE(plan.deletions.size() == 2);
+  CHECK(plan.deletions[0].pod == "elastic-3");
+  CHECK(plan.deletions[1].pod == "elastic-2");
+  CHECK(plan.deletions[0].reason == "Shrunk");
+  CHECK_THAT(plan.events[0].message, Catch::Contains("Resized to 2 pods"));
+}
+
+TEST_CASE("recovery finishes an intact half-bound gang and rolls back a broken one",
+          "[controllers][recovery]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2")};
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "intact").minMember(2),
+                        podGroup("ml", "broken").minMember(2)};
+  objects.pods = {pod("ml", "intact-0").group("intact").index(0).gpus(8).boundTo("n1", "0"),
+                  pod("ml", "intact-1").group("intact").index(1).gpus(8),
+                  // broken-1 was deleted after broken-0 was bound.
+                  pod("ml", "broken-0").group("broken").index(0).gpus(8).boundTo("n2", "0")};
+  auto cluster = buildClusterSnapshot(objects, {});
+  std::vector<troupe::state::AdmissionRecord> open = {
+      {"ml/broken",
+       "team-a",
+       1,
+       10,
+       {{"ml", "broken-0", "n2", {0}}, {"ml", "broken-1", "n2", {1}}}},
+      {"ml/intact",
+       "team-a",
+       1,
+       10,
+       {{"ml", "intact-0", "n1", {0}}, {"ml", "intact-1", "n2", {0}}}},
+      {"ml/gone", "team-a", 1, 10, {{"ml", "gone-0", "n1", {0}}}},
+  };
+  auto steps = planRecovery(open, cluster);
+  REQUIRE(steps.size() == 3);
+  // broken: a pod is gone, so the bound one is deleted.
+  CHECK_FALSE(steps[0].finish);
+  CHECK_THAT(steps[0].reason, Catch::Contains("broken-1 is gone"));
+  REQUIRE(steps[0].deletions.size() == 1);
+  CHECK(steps[0].deletions[0].pod == "broken-0");
+  // intact: only the unbound pod remains to bind.
+  CHECK(steps[1].finish);
+  REQUIRE(steps[1].remaining.size() == 1);
+  CHECK(steps[1].remaining[0].pod == "intact-1");
+  // gone: nothing to do but close the record.
+  CHECK_FALSE(steps[2].finish);
+  CHECK(steps[2].deletions.empty());
+}
+
+TEST_CASE("recovery rolls back when a node of the record is no longer Ready",
+          "[controllers][recovery]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2").notReady()};
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "g").minMember(2)};
+  objects.pods = {pod("ml", "g-0").group("g").index(0).gpus(8).boundTo("n1", "0"),
+                  pod("ml", "g-1").group("g").index(1).gpus(8)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  auto steps = planRecovery(
+      {{"ml/g", "team-a", 1, 10, {{"ml", "g-0", "n1", {0}}, {"ml", "g-1", "n2", {0}}}}}, cluster);
+  REQUIRE(steps.size() == 1);
+  CHECK_FALSE(steps[0].finish);
+  CHECK_THAT(steps[0].reason, Catch::Contains("n2"));
+  REQUIRE(steps[0].deletions.size() == 1);
+  CHECK(steps[0].deletions[0].pod == "g-0");
+}

@@ -1,0 +1,177 @@
+#include <catch2/catch.hpp>
+
+#include "controllers/action_plan.h"
+#include "controllers/cluster_snapshot.h"
+#include "controllers/engine_loader.h"
+#include "test/controllers/builders.h"
+
+using namespace troupe::controllers;
+using namespace troupe::controllers::testing;
+using troupe::queueing::kCpu;
+using troupe::queueing::kGpu;
+
+namespace {
+
+std::vector<Json> gangPods(const std::string& group, int n, int gpus) {
+  std::vector<Json> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(pod("ml", group + "-" + std::to_string(i)).group(group).index(i).gpus(gpus));
+  return out;
+}
+
+void append(std::vector<Json>& to, const std::vector<Json>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+}  // namespace
+
+TEST_CASE("a node offers what pods of other schedulers leave free", "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8), node("n2").gpus(8).notReady()};
+  objects.pods = {
+      pod("kube", "daemon").scheduler("default-scheduler").gpus(2).boundTo("n1"),
+      pod("kube", "done").scheduler("default-scheduler").gpus(4).boundTo("n1").phase("Succeeded")};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.nodes.size() == 2);
+  const auto& n1 = cluster.snapshot.nodes[0];
+  // 8 GPUs - 2 held by the running daemon; the succeeded pod holds nothing.
+  CHECK(n1.allocatable[kGpu] == 6);
+  // 64 cores - 1 core requested by the daemon, in millicores.
+  CHECK(n1.allocatable[kCpu] == 63000);
+  CHECK(n1.ready);
+  CHECK_FALSE(cluster.snapshot.nodes[1].ready);
+}
+
+TEST_CASE("a PodGroup becomes a pending gang once minMember pods wait, not before",
+          "[controllers][snapshot]") {
+  struct Case {
+    std::string name;
+    int pods;
+    GangState want_state;
+  };
+  std::vector<Case> cases = {
+      {"three of four pods exist: still waiting for pods", 3, GangState::WaitingForPods},
+      {"all four pods exist: pending", 4, GangState::Pending},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      ApiObjects objects;
+      objects.queues = {queue("team-a").guaranteedGpus(8)};
+      objects.priority_classes = {{{"metadata", {{"name", "high"}}}, {"value", 1000}}};
+      objects.pod_groups = {podGroup("ml", "train")
+                                .minMember(4)
+                                .priorityClass("high")
+                                .annotate("troupe.dev/preemptible", "false")};
+      objects.pods = gangPods("train", tc.pods, 2);
+      auto cluster = buildClusterSnapshot(objects, {});
+      CHECK(cluster.gangs.at("ml/train").state == tc.want_state);
+      if (tc.want_state == GangState::Pending) {
+        REQUIRE(cluster.snapshot.pending.size() == 1);
+        const auto& g = cluster.snapshot.pending[0];
+        CHECK(g.name == "ml/train");
+        CHECK(g.queue == "team-a");
+        CHECK(g.priority == 1000);
+        CHECK_FALSE(g.preemptible);
+        REQUIRE(g.pod_sets.size() == 1);
+        CHECK(g.pod_sets[0].count == 4);
+        CHECK(g.pod_sets[0].min_count == 4);
+        CHECK(g.pod_sets[0].shape->requests[kGpu] == 2);
+      } else {
+        CHECK(cluster.snapshot.pending.empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("a gang with bound pods is running where its pods are, GPUs included",
+          "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1")};
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "train").minMember(2)};
+  objects.pods = {pod("ml", "train-0").group("train").index(0).gpus(4).boundTo("n1", "0,1,2,3"),
+                  pod("ml", "train-1").group("train").index(1).gpus(4).boundTo("n1", "4,5,6,7")};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.running.size() == 1);
+  const auto& r = cluster.snapshot.running[0];
+  REQUIRE(r.pods.size() == 2);
+  CHECK(r.pods[0].node == "n1");
+  CHECK(r.pods[0].gpus == std::vector<int>{0, 1, 2, 3});
+  CHECK(r.pods[1].gpus == std::vector<int>{4, 5, 6, 7});
+  // The gang's pods do not count as foreign load on the node.
+  CHECK(cluster.snapshot.nodes[0].allocatable[kGpu] == 8);
+  CHECK(cluster.gangs.at("ml/train").bound_requests[kGpu] == 8);
+}
+
+TEST_CASE("pods of different shapes in one group form separate pod sets",
+          "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "mixed").minMember(3)};
+  objects.pods = {pod("ml", "launcher").group("mixed"),
+                  pod("ml", "worker-0").group("mixed").gpus(8),
+                  pod("ml", "worker-1").group("mixed").gpus(8)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.pending.size() == 1);
+  const auto& sets = cluster.snapshot.pending[0].pod_sets;
+  REQUIRE(sets.size() == 2);
+  CHECK(sets[0].count + sets[1].count == 3);
+  // With several pod sets every pod is required.
+  CHECK(sets[0].min_count == sets[0].count);
+}
+
+TEST_CASE("a big gang that does not fit gets no binding while a small one is bound whole",
+          "[controllers][snapshot][plan]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2")};
+  objects.queues = {queue("team-a").guaranteedGpus(16)};
+  objects.pod_groups = {podGroup("ml", "big").minMember(3).createdAt("2026-01-01T00:00:00Z"),
+                        podGroup("ml", "small").minMember(2).createdAt("2026-01-01T00:01:00Z")};
+  // big: 3 pods x 8 GPUs = 24 > 16 in the cluster; small: 2 x 4 = 8.
+  append(objects.pods, gangPods("big", 3, 8));
+  append(objects.pods, gangPods("small", 2, 4));
+  auto cluster = buildClusterSnapshot(objects, {});
+  auto loaded = loadEngine(cluster, {});
+  CHECK(loaded.problems.empty());
+  auto decisions = loaded.engine.schedule(1000);
+  auto plan = planActions(decisions, cluster, 1000);
+  REQUIRE(plan.bindings.size() == 1);
+  const auto& record = plan.bindings[0];
+  CHECK(record.gang == "ml/small");
+  REQUIRE(record.bindings.size() == 2);
+  CHECK(record.bindings[0].pod == "small-0");
+  CHECK(record.bindings[1].pod == "small-1");
+  CHECK(record.bindings[0].gpus.size() == 4);
+  CHECK(plan.deletions.empty());
+  REQUIRE_FALSE(plan.events.empty());
+  CHECK(plan.events[0].reason == "Admitted");
+}
+
+TEST_CASE("a queue outside a valid tree is left out and the problem named",
+          "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.queues = {queue("orphan").parent("nowhere"), queue("team-a")};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.queues.size() == 1);
+  CHECK(cluster.snapshot.queues[0].name == "team-a");
+  REQUIRE(cluster.problems.size() == 1);
+  CHECK(cluster.problems[0].key == "orphan");
+  CHECK(cluster.problems[0].error.field_path == "spec.parent");
+}
+
+TEST_CASE("decayed usage from the state store reaches the queue", "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.queues = {queue("team-a")};
+  SnapshotOptions options;
+  options.usage["team-a"] = {{"nvidia.com/gpu", 12}};
+  auto cluster = buildClusterSnapshot(objects, options);
+  CHECK(cluster.snapshot.queues[0].decayed_usage[kGpu] == 12);
+}
+
+TEST_CASE("GPU index annotations parse strictly", "[controllers][snapshot]") {
+  CHECK(parseGpuIndices("0,1,2,3") == std::vector<int>{0, 1, 2, 3});
+  CHECK(parseGpuIndices("").empty());
+  CHECK(parseGpuIndices("1,x").empty());
+  CHECK(parseGpuIndices("64").empty());
+  CHECK(formatGpuIndices({4, 5}) == "4,5");
+}

@@ -1,0 +1,270 @@
+#include "test/operator/cluster_fixture.h"
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "controllers/object_json.h"
+#include "kube/config_loader.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace troupe::operator_runtime::testing {
+
+using Json = nlohmann::json;
+namespace res = kube::resources;
+
+namespace {
+
+int freePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
+  dir_ = (std::filesystem::temp_directory_path() /
+          ("troupe-operator-" + std::to_string(std::random_device{}())))
+             .string();
+  std::filesystem::create_directories(dir_ + "/data");
+  std::ofstream(dir_ + "/cluster.yaml") << "";
+  const char* binary = std::getenv("TROUPE_SERVE_BINARY");
+  if (!binary) binary = std::getenv("TROUPE_BINARY");
+  REQUIRE(binary != nullptr);
+  const std::string listen = fmt::format("127.0.0.1:{}", freePort());
+  const std::string data = dir_ + "/data";
+  const std::string cluster = dir_ + "/cluster.yaml";
+  const std::string crds = std::string(TROUPE_SOURCE_DIR) + "/crds";
+  const std::string log = dir_ + "/serve.log";
+  server_pid_ = fork();
+  if (server_pid_ == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(binary, binary, "serve", "--data-dir", data.c_str(), "--listen", listen.c_str(),
+          "--cluster", cluster.c_str(), "--crds", crds.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  kubeconfig_ = data + "/kubeconfig";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!client_ && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!std::filesystem::exists(kubeconfig_)) continue;
+    kube::KubeconfigOptions ko;
+    ko.explicit_path = kubeconfig_;
+    auto config = kube::loadClientConfig(ko, kube::InClusterEnvironment{});
+    if (!config) continue;
+    config->qps = 1000;
+    config->burst = 1000;
+    config->max_retries = 1;
+    auto made = kube::BeastKubeClient::create(*config);
+    if (!made) continue;
+    if (!(*made)->list(res::kNamespaces, "", {})) continue;
+    client_ = std::move(*made);
+  }
+  if (!client_) {
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    FAIL("troupe serve did not come up: " << text);
+  }
+
+  for (int i = 0; i < options.nodes; ++i) {
+    auto name = fmt::format("node-{}", i);
+    Json labels{{"kubernetes.io/hostname", name}};
+    if (options.nodes_per_rack > 0)
+      labels["troupe.dev/rack"] = fmt::format("rack-{}", i / options.nodes_per_rack);
+    Json node{{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", {{"name", name}, {"labels", labels}}},
+              {"spec", Json::object()}};
+    auto made = client_->create(res::kNodes, "", node, {});
+    if (!made) FAIL("node not created: " << made.error().describe());
+    Json status{{"status",
+                 {{"allocatable",
+                   {{"nvidia.com/gpu", std::to_string(options.gpus_per_node)},
+                    {"cpu", "64"},
+                    {"memory", "512Gi"},
+                    {"pods", "110"}}},
+                  {"capacity",
+                   {{"nvidia.com/gpu", std::to_string(options.gpus_per_node)},
+                    {"cpu", "64"},
+                    {"memory", "512Gi"},
+                    {"pods", "110"}}},
+                  {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+    auto patched = client_->patch({res::kNodes, "", name, "status"}, status, {});
+    if (!patched) FAIL("node status not written: " << patched.error().describe());
+  }
+  kubelet_ = std::jthread([this](std::stop_token stop) { runKubelet(stop); });
+  if (options.in_process_operator) {
+    startOperator();
+  } else {
+    startOperatorProcess();
+  }
+}
+
+void ClusterFixture::startOperatorProcess() {
+  const char* binary = std::getenv("TROUPE_BINARY");
+  REQUIRE(binary != nullptr);
+  const std::string state = dir_ + "/state";
+  const std::string log = dir_ + "/operator.log";
+  operator_pid_ = fork();
+  if (operator_pid_ == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(binary, binary, "operator", "--kubeconfig", kubeconfig_.c_str(), "--state-dir",
+          state.c_str(), "--leader-elect=false", "--metrics-addr", "127.0.0.1:0", "--health-addr",
+          "127.0.0.1:0", "--log-level", "info", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+}
+
+void ClusterFixture::killOperatorProcess() {
+  if (operator_pid_ <= 0) return;
+  kill(operator_pid_, SIGKILL);
+  int status = 0;
+  waitpid(operator_pid_, &status, 0);
+  operator_pid_ = -1;
+}
+
+ClusterFixture::~ClusterFixture() {
+  if (operator_) operator_->stop();
+  if (operator_pid_ > 0) {
+    kill(operator_pid_, SIGTERM);
+    int status = 0;
+    waitpid(operator_pid_, &status, 0);
+  }
+  kubelet_.request_stop();
+  if (kubelet_.joinable()) kubelet_.join();
+  if (server_pid_ > 0) {
+    kill(server_pid_, SIGTERM);
+    int status = 0;
+    waitpid(server_pid_, &status, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void ClusterFixture::startOperator() {
+  OperatorOptions options;
+  options.state_dir = dir_ + "/state";
+  options.leader_elect = false;
+  options.min_cycle_gap = std::chrono::milliseconds(50);
+  options.cycle_interval = std::chrono::milliseconds(300);
+  auto op = Operator::create(*client_, options, time_);
+  if (!op) FAIL("operator not created: " << op.error().describe());
+  operator_ = std::move(*op);
+  operator_->start();
+}
+
+void ClusterFixture::restartOperator() {
+  operator_->stop();
+  operator_.reset();
+  startOperator();
+}
+
+// The stand-in kubelet: a bound Pending pod starts Running; a Running pod with
+// troupe.dev/sim-duration-seconds ends after that long with troupe.dev/sim-exit-code; a
+// bound pod being deleted is deleted for good (its containers have stopped).
+void ClusterFixture::runKubelet(std::stop_token stop) {
+  std::map<std::string, std::chrono::steady_clock::time_point> started;
+  while (!stop.stop_requested()) {
+    auto pods = client_->list(res::kPods, "", {});
+    if (pods) {
+      for (const auto& p : (*pods)["items"]) {
+        auto node = controllers::stringAt(p, "/spec/nodeName");
+        auto phase = controllers::stringAt(p, "/status/phase");
+        if (node.empty()) continue;
+        auto ns = controllers::namespaceOf(p), name = controllers::nameOf(p);
+        if (controllers::isDeleting(p)) {
+          // The containers have stopped: confirm the deletion, as a kubelet does.
+          kube::DeleteOptions now;
+          now.grace_period_seconds = 0;
+          (void)client_->remove({res::kPods, ns, name, ""}, now);
+          continue;
+        }
+        auto key = controllers::stringAt(p, "/metadata/uid");
+        if (phase.empty() || phase == "Pending") {
+          Json status{{"status",
+                       {{"phase", "Running"},
+                        {"startTime", controllers::formatTimestamp(std::time(nullptr))},
+                        {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+          (void)client_->patch({res::kPods, ns, name, "status"}, status, {});
+          started[key] = std::chrono::steady_clock::now();
+        } else if (phase == "Running") {
+          auto duration = controllers::annotation(p, "troupe.dev/sim-duration-seconds");
+          if (duration.empty()) continue;
+          if (!started.contains(key)) started[key] = std::chrono::steady_clock::now();
+          if (std::chrono::steady_clock::now() - started[key] <
+              std::chrono::duration<double>(std::stod(duration)))
+            continue;
+          auto code = controllers::annotation(p, "troupe.dev/sim-exit-code");
+          Json status{
+              {"status", {{"phase", code.empty() || code == "0" ? "Succeeded" : "Failed"}}}};
+          (void)client_->patch({res::kPods, ns, name, "status"}, status, {});
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string ClusterFixture::kubectl(const std::string& args, const std::string& input) {
+  auto in = dir_ + "/stdin.yaml";
+  std::ofstream(in) << input;
+  auto command = fmt::format("kubectl --kubeconfig {} {} < {} 2>&1", kubeconfig_, args, in);
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  int rc = pclose(pipe);
+  INFO("kubectl " << args << "\n" << out);
+  REQUIRE(rc == 0);
+  return out;
+}
+
+Json ClusterFixture::get(const std::string& what) {
+  auto in = dir_ + "/empty";
+  std::ofstream(in) << "";
+  auto command =
+      fmt::format("kubectl --kubeconfig {} get {} -o json < {} 2>/dev/null", kubeconfig_, what, in);
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  if (pclose(pipe) != 0) return Json();
+  return Json::parse(out, nullptr, false);
+}
+
+bool ClusterFixture::eventually(const std::function<bool()>& condition,
+                                std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return condition();
+}
+
+}  // namespace troupe::operator_runtime::testing

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <sys/types.h>
+
+#include "common/clock.h"
+#include "kube/beast_kube_client.h"
+#include "operator/operator.h"
+
+// A whole standalone cluster: `troupe serve` (a real process, $TROUPE_SERVE_BINARY) on a
+// free 127.0.0.1 port with the repository's CRDs, nodes with GPUs, a stand-in kubelet that
+// runs bound pods (Running, then Succeeded or Failed after the troupe.dev/sim-* annotations),
+// a KubeClient, and the operator started in-process on it. Tests drive it with the real
+// kubectl.
+namespace troupe::operator_runtime::testing {
+
+struct ClusterFixtureOptions {
+  int nodes = 2;
+  int gpus_per_node = 8;
+  // rack of node i: "rack-<i / nodes_per_rack>"; 0: no rack labels.
+  int nodes_per_rack = 0;
+  // false: the operator runs as a `troupe operator` process ($TROUPE_BINARY) that the
+  // test may SIGKILL and start again.
+  bool in_process_operator = true;
+};
+
+class ClusterFixture {
+ public:
+  explicit ClusterFixture(ClusterFixtureOptions options = {});
+  ~ClusterFixture();
+
+  // Runs kubectl with the server's kubeconfig; stdin from `input`. Returns stdout; fails
+  // the test on a non-zero exit.
+  std::string kubectl(const std::string& args, const std::string& input = "");
+  // The object as JSON (kubectl get -o json), or null when absent.
+  nlohmann::json get(const std::string& what);
+  // Polls `condition` every 50 ms until true or `timeout`; false on timeout.
+  bool eventually(const std::function<bool()>& condition,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+  kube::KubeClient& client() { return *client_; }
+  Operator& op() { return *operator_; }
+  // Stops the operator and starts a new one on the same state directory.
+  void restartOperator();
+  // Process mode: SIGKILL the operator process (no shutdown at all), and start a new one.
+  void killOperatorProcess();
+  void startOperatorProcess();
+
+ private:
+  void runKubelet(std::stop_token stop);
+  void startOperator();
+
+  std::string dir_;
+  pid_t server_pid_ = -1;
+  std::string kubeconfig_;
+  std::unique_ptr<kube::BeastKubeClient> client_;
+  SystemTimeSource time_;
+  std::unique_ptr<Operator> operator_;
+  pid_t operator_pid_ = -1;
+  std::jthread kubelet_;
+};
+
+}  // namespace troupe::operator_runtime::testing

@@ -1,0 +1,352 @@
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "controllers/object_json.h"
+#include "kube/kube_client.h"
+#include "test/operator/cluster_fixture.h"
+
+using namespace troupe::operator_runtime::testing;
+using Json = nlohmann::json;
+namespace res = troupe::kube::resources;
+namespace ctl = troupe::controllers;
+
+namespace {
+
+std::string queueYaml(const std::string& name, int guaranteed) {
+  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
+kind: Queue
+metadata:
+  name: {}
+spec:
+  resources:
+    nvidia.com/gpu:
+      guaranteed: "{}"
+---
+)",
+                     name, guaranteed);
+}
+
+std::string jobYaml(const std::string& name, const std::string& queue, int replicas, int gpus,
+                    const std::string& extra_spec = "", const std::string& annotations = "") {
+  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
+kind: TrainingJob
+metadata:
+  name: {}
+  namespace: default
+spec:
+  queue: {}
+  replicas: {}
+{}  template:
+    metadata:
+      annotations:
+        troupe.dev/sim-exit-code: "0"
+{}    spec:
+      containers:
+      - name: trainer
+        image: trainer:1
+        resources:
+          limits:
+            nvidia.com/gpu: "{}"
+---
+)",
+                     name, queue, replicas, extra_spec, annotations, gpus);
+}
+
+std::string phaseOf(ClusterFixture& c, const std::string& job) {
+  auto j = c.client().get({res::kTrainingJobs, "default", job, ""});
+  return j ? ctl::stringAt(*j, "/status/phase") : "";
+}
+
+// The pods of a job that hold a node: bound, not finished, not being deleted.
+int boundPods(ClusterFixture& c, const std::string& job) {
+  troupe::kube::ListOptions options;
+  options.label_selector = "troupe.dev/job-name=" + job;
+  auto pods = c.client().list(res::kPods, "default", options);
+  if (!pods) return -1;
+  int n = 0;
+  for (const auto& p : (*pods)["items"]) {
+    auto phase = ctl::stringAt(p, "/status/phase");
+    if (!ctl::stringAt(p, "/spec/nodeName").empty() && !ctl::isDeleting(p) &&
+        phase != "Succeeded" && phase != "Failed")
+      ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a gang that does not fit never gets a pod bound while a smaller job runs",
+          "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  // big: 3 x 8 = 24 GPUs > 16 in the cluster; small: 2 x 4 = 8.
+  c.kubectl("apply -f -", jobYaml("big", "team-a", 3, 8) + jobYaml("small", "team-a", 2, 4));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "small") == "Running"; }));
+  CHECK(boundPods(c, "small") == 2);
+  // The big gang waits whole, and says why.
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "big", ""});
+    return j && !ctl::stringAt(*j, "/status/pending/reason").empty();
+  }));
+  CHECK(boundPods(c, "big") == 0);
+  CHECK(phaseOf(c, "big") == "Queued");
+  auto big = c.get("tj big");
+  INFO(big.dump(2));
+  CHECK_FALSE(ctl::stringAt(big, "/status/pending/message").empty());
+  // The queue's status shows what is bound: 2 pods x 4 GPUs.
+  REQUIRE(c.eventually([&] {
+    auto q = c.get("queue team-a");
+    return ctl::stringAt(q, "/status/allocated/nvidia.com~1gpu") == "8" ||
+           (q.is_object() && q["status"]["allocated"].value("nvidia.com/gpu", "") == "8");
+  }));
+}
+
+TEST_CASE("a job runs to completion and a failed pod restarts the whole gang", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("ok", "team-a", 2, 4, "",
+                                  "        troupe.dev/sim-duration-seconds: \"0.5\"\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "ok") == "Succeeded"; }));
+
+  c.kubectl("apply -f -",
+            jobYaml("flaky", "team-a", 2, 4,
+                    "  restartPolicy:\n    maxRestarts: 1\n    backoffSeconds: 1\n", ""));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Running"; }));
+  // Simulate a failure of replica 1.
+  (void)c.client().patch({res::kPods, "default", "flaky-1", "status"},
+                         Json{{"status", {{"phase", "Failed"}}}}, {});
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "flaky", ""});
+    return j && ctl::intAt(*j, "/status/restarts") == 1 && phaseOf(c, "flaky") == "Running";
+  }));
+  // A second failure passes maxRestarts: the job fails.
+  (void)c.client().patch({res::kPods, "default", "flaky-0", "status"},
+                         Json{{"status", {{"phase", "Failed"}}}}, {});
+  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Failed"; }));
+  CHECK(c.eventually([&] { return boundPods(c, "flaky") <= 1; }));
+}
+
+TEST_CASE("suspend deletes the pods and resume runs the job again", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8));
+  c.kubectl("apply -f -", jobYaml("s", "team-a", 2, 4));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":true}}'");
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Suspended" && boundPods(c, "s") == 0; }));
+  c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":false}}'");
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  CHECK(boundPods(c, "s") == 2);
+}
+
+TEST_CASE("a team borrowing idle GPUs gives them back when the owner submits", "[operator][e2e]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8) + queueYaml("team-b", 8));
+  // team-a takes all 16 GPUs: 8 of its own, 8 borrowed from team-b.
+  c.kubectl("apply -f -", jobYaml("a1", "team-a", 1, 8) + jobYaml("a2", "team-a", 1, 8));
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "a1") == "Running" && phaseOf(c, "a2") == "Running"; }));
+  c.kubectl("apply -f -",
+            jobYaml("b1", "team-b", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"2\"\n"));
+  // One of team-a's jobs is preempted within seconds and team-b runs.
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(15)));
+  auto a1 = phaseOf(c, "a1"), a2 = phaseOf(c, "a2");
+  CHECK(((a1 == "Suspended") != (a2 == "Suspended")));
+  auto victim = a1 == "Suspended" ? std::string("a1") : std::string("a2");
+  auto j = c.get("tj " + victim);
+  INFO(j.dump(2));
+  bool said_preempted = false;
+  for (const auto& cond : j["status"]["conditions"])
+    if (cond.value("type", "") == "Suspended" && cond.value("reason", "") == "Preempted")
+      said_preempted = true;
+  CHECK(said_preempted);
+  // When team-b finishes, team-a's job resumes.
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Succeeded"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return phaseOf(c, victim) == "Running"; }, std::chrono::seconds(15)));
+}
+
+TEST_CASE("an operator killed at random moments leaves no partial gang and loses no job",
+          "[operator][e2e][crash]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8, .in_process_operator = false});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  std::string jobs;
+  const int kJobs = 6;
+  for (int i = 0; i < kJobs; ++i)
+    jobs += jobYaml(fmt::format("j{}", i), "team-a", 2, 4, "",
+                    "        troupe.dev/sim-duration-seconds: \"1\"\n");
+  c.kubectl("apply -f -", jobs);
+  const auto seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  INFO("seed " << seed);
+  const int rounds = std::getenv("TROUPE_TEST_SCALE") ? 20 : 4;
+  for (int round = 0; round < rounds; ++round) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 900)(rng)));
+    c.killOperatorProcess();
+    // Between the kill and the restart nothing moves: what is bound now is what the dead
+    // operator left. Never more GPUs than the cluster has.
+    int bound_gpus = 0;
+    for (int i = 0; i < kJobs; ++i) bound_gpus += 4 * boundPods(c, fmt::format("j{}", i));
+    CHECK(bound_gpus <= 16);
+    c.startOperatorProcess();
+    // After recovery no gang is partly bound: each job has 0 or 2 pods on nodes, unless
+    // its pods are finishing.
+    REQUIRE(c.eventually([&] {
+      for (int i = 0; i < kJobs; ++i) {
+        int n = boundPods(c, fmt::format("j{}", i));
+        if (n == 1 && phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+      }
+      return true;
+    }));
+  }
+  // No job lost: every one finishes.
+  REQUIRE(c.eventually(
+      [&] {
+        for (int i = 0; i < kJobs; ++i)
+          if (phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+        return true;
+      },
+      std::chrono::seconds(60)));
+  // Queue usage equals what is bound: nothing, once all finished.
+  REQUIRE(c.eventually([&] {
+    auto q = c.get("queue team-a");
+    return q.is_object() && q["status"]["allocated"].value("nvidia.com/gpu", "0") == "0";
+  }));
+}
+
+namespace {
+
+std::string priorityClassYaml(const std::string& name, int value) {
+  return fmt::format(
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: {}\nvalue: "
+      "{}\n---\n",
+      name, value);
+}
+
+std::vector<std::string> nodesOf(ClusterFixture& c, const std::string& job) {
+  troupe::kube::ListOptions options;
+  options.label_selector = "troupe.dev/job-name=" + job;
+  std::vector<std::string> out;
+  auto pods = c.client().list(res::kPods, "default", options);
+  if (pods)
+    for (const auto& p : (*pods)["items"]) {
+      auto node = ctl::stringAt(p, "/spec/nodeName");
+      if (!node.empty() && !ctl::isDeleting(p)) out.push_back(node);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an elastic job starts at its minimum and grows when capacity frees",
+          "[operator][e2e][elastic]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  // A blocker holds 8 of the 16 GPUs for 3 s.
+  c.kubectl("apply -f -", jobYaml("blocker", "team-a", 1, 8, "",
+                                  "        troupe.dev/sim-duration-seconds: \"3\"\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "blocker") == "Running"; }));
+  // elastic: 2..4 pods of 4 GPUs; 8 GPUs are free, so it starts with 2.
+  c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
+  CHECK(boundPods(c, "elastic") == 2);
+  // The blocker finishes; the elastic job grows to 4.
+  REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
+}
+
+TEST_CASE("a higher priority job preempts a lower one but never a non-preemptible one",
+          "[operator][e2e][priority]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", priorityClassYaml("high", 1000) + priorityClassYaml("low", 10));
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("low", "team-a", 1, 8, "  priorityClassName: low\n") +
+                              jobYaml("keep", "team-a", 1, 8,
+                                      "  priorityClassName: low\n  preemptible: false\n"));
+  REQUIRE(c.eventually(
+      [&] { return phaseOf(c, "low") == "Running" && phaseOf(c, "keep") == "Running"; }));
+  c.kubectl("apply -f -", jobYaml("urgent", "team-a", 1, 8, "  priorityClassName: high\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "urgent") == "Running"; }));
+  CHECK(phaseOf(c, "low") == "Suspended");
+  CHECK(phaseOf(c, "keep") == "Running");
+  // A second urgent job finds only the non-preemptible one: it waits.
+  c.kubectl("apply -f -", jobYaml("urgent2", "team-a", 1, 8, "  priorityClassName: high\n"));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  CHECK(phaseOf(c, "keep") == "Running");
+  CHECK(boundPods(c, "urgent2") == 0);
+}
+
+TEST_CASE("a gang that requires one rack lands in one rack or waits", "[operator][e2e][topology]") {
+  ClusterFixture c({.nodes = 4, .gpus_per_node = 8, .nodes_per_rack = 2});
+  c.kubectl("apply -f -", queueYaml("team-a", 32));
+  // One node of each rack is taken (8 GPUs each): 16 GPUs are free, but 8 per rack.
+  c.kubectl("apply -f -",
+            jobYaml("r0", "team-a", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"3\"\n") +
+                jobYaml("r1", "team-a", 1, 8));
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "r0") == "Running" && phaseOf(c, "r1") == "Running"; }));
+  auto n0 = nodesOf(c, "r0"), n1 = nodesOf(c, "r1");
+  REQUIRE(n0.size() == 1);
+  REQUIRE(n1.size() == 1);
+  c.kubectl("apply -f -", jobYaml("ranked", "team-a", 2, 8,
+                                  "  topology:\n    level: troupe.dev/rack\n    mode: Required\n"));
+  auto rackOf = [](const std::string& node) { return (node.back() - '0') / 2; };
+  if (rackOf(n0[0]) != rackOf(n1[0])) {
+    // 2 x 8 GPUs fit nowhere inside one rack while both blockers run.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    CHECK(boundPods(c, "ranked") == 0);
+  }
+  REQUIRE(
+      c.eventually([&] { return phaseOf(c, "ranked") == "Running"; }, std::chrono::seconds(20)));
+  auto nodes = nodesOf(c, "ranked");
+  REQUIRE(nodes.size() == 2);
+  CHECK(rackOf(nodes[0]) == rackOf(nodes[1]));
+}
+
+TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2e][scale]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  c.kubectl("apply -f -", jobYaml("sc", "team-a", 4, 4, "  minReplicas: 2\n"));
+  REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 4; }));
+  c.kubectl("scale tj sc --replicas 2");
+  // Pods 2 and 3 go; 0 and 1 keep running.
+  REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 2; }));
+  auto nodes = nodesOf(c, "sc");
+  CHECK(nodes.size() == 2);
+  CHECK(c.client().get({res::kPods, "default", "sc-0", ""}).ok());
+  CHECK_FALSE(c.client().get({res::kPods, "default", "sc-3", ""}).ok());
+  CHECK(phaseOf(c, "sc") == "Running");
+}
+
+TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
+          "[operator][e2e][starvation]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -",
+            "apiVersion: troupe.dev/v1alpha1\nkind: Queue\nmetadata:\n  name: team-a\n"
+            "spec:\n  maxWaitSeconds: 1\n  resources:\n    nvidia.com/gpu:\n"
+            "      guaranteed: \"16\"\n");
+  const std::string two_seconds = "        troupe.dev/sim-duration-seconds: \"2\"\n";
+  const std::string four_seconds = "        troupe.dev/sim-duration-seconds: \"4\"\n";
+  c.kubectl("apply -f -", jobYaml("s1", "team-a", 1, 8, "", four_seconds));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s1") == "Running"; }));
+  c.kubectl("apply -f -", jobYaml("s2", "team-a", 1, 8, "", four_seconds));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "s2") == "Running"; }));
+  // big needs all 16 GPUs; it starves (waits more than 1 s, counted in whole seconds)
+  // while s1 and s2 still run.
+  c.kubectl("apply -f -", jobYaml("big", "team-a", 2, 8, "", two_seconds));
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "big", ""});
+    return j && ctl::stringAt(*j, "/status/pending/reason") == "Reserved";
+  }));
+  // Later jobs that would each fit in the GPUs s1 frees.
+  c.kubectl("apply -f -", jobYaml("s3", "team-a", 1, 8) + jobYaml("s4", "team-a", 1, 8));
+  bool big_ran =
+      c.eventually([&] { return phaseOf(c, "big") == "Running"; }, std::chrono::seconds(20));
+  INFO(c.get("tj big")["status"].dump(2));
+  INFO(c.get("tj s3")["status"].dump(2));
+  REQUIRE(big_ran);
+  // big started before either later job got a GPU.
+  CHECK(boundPods(c, "big") == 2);
+  CHECK(boundPods(c, "s3") == 0);
+  CHECK(boundPods(c, "s4") == 0);
+}
