@@ -6,8 +6,11 @@
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
 #include "common/log.h"
+#include "kube/beast_kube_client.h"
+#include "kube/kubeconfig.h"
 #include "kubelet/standalone_kubelets.h"
 #include "operator/commands.h"
+#include "operator/operator.h"
 
 namespace troupe::cli {
 
@@ -21,7 +24,35 @@ struct ServeFlags {
   std::string kube_minor = "28";
   double sim_speed = 1;
   bool no_kubelets = false;
+  bool no_operator = false;
 };
+
+struct InProcessOperator {
+  std::unique_ptr<kube::BeastKubeClient> client;
+  std::unique_ptr<operator_runtime::Operator> op;
+};
+
+// Connects to this server through its own kubeconfig and starts the operator, with its
+// state store in DATA_DIR/operator. One replica, so no leader election.
+Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std::string& data_dir,
+                                        const TimeSource& time) {
+  kube::KubeconfigOptions source;
+  source.explicit_path = kubeconfig;
+  auto config = kube::loadKubeconfig(source);
+  if (!config) return config.error();
+  // The server is local: the client-side limit only guards against runaway loops.
+  config->qps = 1000;
+  config->burst = 2000;
+  auto client = kube::BeastKubeClient::create(*config);
+  if (!client) return client.error();
+  operator_runtime::OperatorOptions options;
+  options.state_dir = std::filesystem::path(data_dir) / "operator";
+  options.leader_elect = false;
+  auto op = operator_runtime::Operator::create(**client, options, time);
+  if (!op) return op.error();
+  (*op)->start();
+  return InProcessOperator{std::move(client.value()), std::move(op.value())};
+}
 
 int runServe(const ServeFlags& flags) {
   auto listen = apiserver::parseListen(flags.listen);
@@ -96,9 +127,26 @@ int runServe(const ServeFlags& flags) {
     }
     kubelets = std::move(started.value());
   }
+  // The operator runs in-process, but only through the API, exactly as `troupe operator`
+  // runs against a real cluster: one code path in both modes (docs/architecture.md).
+  SystemTimeSource time;
+  std::unique_ptr<kube::BeastKubeClient> operator_client;
+  std::unique_ptr<operator_runtime::Operator> the_operator;
+  if (!flags.no_operator) {
+    auto started = startOperator(server.kubeconfigPath(), flags.data_dir, time);
+    if (!started) {
+      fmt::print(stderr, "troupe serve: operator: {}\n", started.error().describe());
+      if (kubelets) kubelets->stop();
+      server.stop();
+      return 1;
+    }
+    operator_client = std::move(started->client);
+    the_operator = std::move(started->op);
+  }
   int received = 0;
   sigwait(&signals, &received);
   log::info("stopping", {{"signal", received}});
+  if (the_operator) the_operator->stop();
   if (kubelets) kubelets->stop();
   server.stop();
   return 0;
@@ -127,6 +175,9 @@ void addServeCommand(CLI::App& app) {
                   "How many times faster than the wall clock the simulated kubelets' time "
                   "passes (pod start, run and stop durations are divided by it)")
       ->capture_default_str();
+  cmd->add_flag("--no-operator", flags->no_operator,
+                "Do not run the operator in-process (run `troupe operator` against this server "
+                "instead, or nothing)");
   cmd->add_flag("--no-kubelets", flags->no_kubelets,
                 "Do not run the simulated kubelets (pods stay as the API leaves them)");
   cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });

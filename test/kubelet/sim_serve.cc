@@ -42,7 +42,7 @@ bool SimServe::start() {
     dup2(fd, 2);
     execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data.c_str(), "--listen",
           listen.c_str(), "--cluster", cluster.c_str(), "--sim-speed", speed.c_str(),
-          static_cast<char*>(nullptr));
+          "--no-operator", static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int i = 0; i < 200; ++i) {

@@ -63,7 +63,8 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     dup2(fd, 1);
     dup2(fd, 2);
     execl(binary, binary, "serve", "--data-dir", data.c_str(), "--listen", listen.c_str(),
-          "--cluster", cluster.c_str(), "--crds", crds.c_str(), static_cast<char*>(nullptr));
+          "--cluster", cluster.c_str(), "--crds", crds.c_str(), "--no-kubelets", "--no-operator",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   kubeconfig_ = data + "/kubeconfig";

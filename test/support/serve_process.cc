@@ -48,7 +48,7 @@ bool ServeProcess::start() {
     std::string binary = troupeBinary();
     execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data_dir_.c_str(), "--listen",
           listen.c_str(), "--crds", crds.c_str(), "--kube-minor", kube_minor_.c_str(),
-          static_cast<char*>(nullptr));
+          "--no-operator", static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int i = 0; i < 200; ++i) {
