@@ -68,15 +68,18 @@ TEST_CASE("the operator's ClusterRole grants exactly what the operator does, not
       // events explaining decisions, in both event APIs
       {"core/events", {"create", "patch"}},
       {"events.k8s.io/events", {"create", "patch"}},
-      // Troupe's own objects, read through informers, status written back
+      // Troupe's own objects, read through informers, status written back as merge patches
       {"troupe.dev/trainingjobs", {"list", "watch"}},
       {"troupe.dev/queues", {"list", "watch"}},
       {"troupe.dev/podgroups", {"list", "watch"}},
-      {"troupe.dev/trainingjobs/status", {"update"}},
-      {"troupe.dev/queues/status", {"update"}},
-      {"troupe.dev/podgroups/status", {"update"}},
-      // the troupe.dev/cleanup finalizer, and owner references that block deletion
-      {"troupe.dev/trainingjobs", {"patch"}},
+      {"troupe.dev/trainingjobs/status", {"update", "patch"}},
+      {"troupe.dev/queues/status", {"update", "patch"}},
+      {"troupe.dev/podgroups/status", {"update", "patch"}},
+      // a TrainingJob's PodGroup; the decayed-usage annotation on Queues; TTL deletion
+      {"troupe.dev/podgroups", {"create", "patch"}},
+      {"troupe.dev/queues", {"patch"}},
+      {"troupe.dev/trainingjobs", {"patch", "delete"}},
+      // owner references that block deletion
       {"troupe.dev/trainingjobs/finalizers", {"update"}},
   });
   checkGrants(grantsOf(role), want);
