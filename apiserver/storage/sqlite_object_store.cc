@@ -13,10 +13,10 @@
 
 #include "apiserver/storage/background_thread.h"
 #include "apiserver/storage/object_codec.h"
-#include "apiserver/storage/sqlite_connection.h"
 #include "apiserver/storage/wal_checkpointer.h"
 #include "common/check.h"
 #include "common/log.h"
+#include "common/sqlite_connection.h"
 
 namespace troupe::apiserver {
 namespace {

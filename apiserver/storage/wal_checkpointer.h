@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "apiserver/storage/sqlite_connection.h"
 #include "common/result.h"
+#include "common/sqlite_connection.h"
 
 // Moves WAL checkpoints off the write path. SQLite's automatic checkpoint runs inside the
 // commit that crosses the threshold, so that one caller waits for pages to be copied into

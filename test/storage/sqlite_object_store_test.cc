@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/storage/sqlite_connection.h"
 #include "apiserver/storage/sqlite_object_store.h"
+#include "common/sqlite_connection.h"
 #include "test/storage/event_collector.h"
 #include "test/storage/store_fixture.h"
 
