@@ -1,9 +1,12 @@
 #include "apiserver/api_handler.h"
 
+#include <optional>
+
 #include "apiserver/auth/authorizer.h"
 #include "apiserver/handlers/crud.h"
 #include "apiserver/handlers/openapi.h"
 #include "apiserver/handlers/watch.h"
+#include "apiserver/protobuf/object_decoder.h"
 #include "common/log.h"
 
 namespace troupe::apiserver {
@@ -182,11 +185,25 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
   }
 
   std::string content_type = request.header("content-type");
+  // A protobuf body (kubectl's typed `create` commands send one for built-in kinds) is
+  // decoded to JSON here, so every handler below sees JSON.
+  std::optional<http::Request> decoded;
   if (!request.body.empty() && content_type.find("protobuf") != std::string::npos) {
-    return statusResponse(statusError(
-        415, "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml"));
+    if (kind->custom)
+      return statusResponse(statusError(
+          415, "UnsupportedMediaType",
+          "the body of the request was in an unknown format - accepted media types include: "
+          "application/json, application/yaml"));
+    auto object = protobuf::decodeObject(request.body);
+    if (!object) {
+      const Error& e = object.error();
+      return e.code == ErrorCode::UnsupportedMedia
+                 ? statusResponse(statusError(415, "UnsupportedMediaType", e.message))
+                 : statusResponse(statusError(400, "BadRequest", e.message));
+    }
+    decoded = request;
+    decoded->body = object->dump();
+    decoded->headers["content-type"] = "application/json";
   }
   auto representation = negotiate(request.header("accept"), false);
   if (representation == Representation::Unacceptable) {
@@ -197,7 +214,8 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
   if (representation == Representation::Table && verb != "get" && verb != "list" && verb != "watch")
     representation = Representation::Object;
 
-  RestRequest rest_request{request, *kind, ns, name, sub, verb, identity.user, representation};
+  RestRequest rest_request{
+      decoded ? *decoded : request, *kind, ns, name, sub, verb, identity.user, representation};
   for (const auto& op : kOperations) {
     if (verb == op.verb && sub == op.subresource) return op.run(context_, rest_request);
   }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "apiserver/crd_schema_validator.h"
+#include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
 
 namespace troupe::apiserver {
@@ -105,6 +106,17 @@ void defaultPod(json& pod, ObjectStore& store) {
     }
   }
   pod["status"] = {{"phase", "Pending"}, {"qosClass", qosClass(spec)}};
+}
+
+// As the real server does: stringData is write-only, merged into data (base64) on every
+// write, and the type defaults to Opaque.
+void defaultSecret(json& secret) {
+  if (!secret.contains("type")) secret["type"] = "Opaque";
+  if (secret.contains("stringData") && secret["stringData"].is_object()) {
+    for (const auto& [key, value] : secret["stringData"].items())
+      if (value.is_string()) secret["data"][key] = base64(value.get<std::string>());
+    secret.erase("stringData");
+  }
 }
 
 void defaultService(json& service) {
@@ -264,6 +276,8 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
     defaultPod(object, store_);
   } else if (storage == "services") {
     defaultService(object);
+  } else if (storage == "secrets") {
+    defaultSecret(object);
   } else if (storage == "namespaces") {
     meta["labels"]["kubernetes.io/metadata.name"] = name;
     object["spec"] = {{"finalizers", json::array({"kubernetes"})}};
@@ -322,6 +336,7 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
       next.erase("status");
     }
   }
+  if (kind.storageName() == "secrets") defaultSecret(next);
   json& meta = next["metadata"];
   if (!meta.is_object()) meta = json::object();
   std::string body_name = meta.value("name", "");

@@ -243,16 +243,8 @@ struct Operator::Runtime {
 
   bool bindPod(const state::PlannedBinding& b) {
     const std::string gpus = ctl::formatGpuIndices(b.gpus);
-    // The GPU indices go on the pod first (so they are there whatever the server does with
-    // the Binding's own metadata), then the Binding, which kube-apiserver copies too.
-    Json patch{{"metadata", {{"annotations", {{std::string(api::kGpuIndicesAnnotation), gpus}}}}}};
-    auto p = client.patch({res::kPods, b.ns, b.pod, ""}, patch,
-                          {kube::PatchType::Merge, kFieldManager, false, false});
-    if (!p) {
-      log::warn("pod annotation failed",
-                {{"pod", b.ns + "/" + b.pod}, {"error", p.error().describe()}});
-      return false;
-    }
+    // One write per pod: kube-apiserver (and troupe serve) copy the Binding's annotations
+    // onto the pod, so the GPU indices arrive with the node name.
     Json binding{{"apiVersion", "v1"},
                  {"kind", "Binding"},
                  {"metadata",
@@ -266,8 +258,11 @@ struct Operator::Runtime {
                 {{"pod", b.ns + "/" + b.pod}, {"node", b.node}, {"error", r.error().describe()}});
       return false;
     }
-    assumed[b.ns + "/" + b.pod] =
-        Assumed{ctl::stringAt(*p, "/metadata/uid"), b.node, gpus, false, now() + 60};
+    // The uid the cache holds, so a later pod of the same name is not taken for this one.
+    std::string uid;
+    if (auto cached = informer("pods").cache().get(b.ns + "/" + b.pod))
+      uid = ctl::stringAt(*cached, "/metadata/uid");
+    assumed[b.ns + "/" + b.pod] = Assumed{uid, b.node, gpus, false, now() + 60};
     return true;
   }
 

@@ -419,6 +419,14 @@ http::Response handleBinding(ApiContext& context, const RestRequest& request) {
         }
         json next = pod;
         next["spec"]["nodeName"] = node;
+        // As the real server does, the Binding's annotations land on the pod (a scheduler
+        // records its choices there, e.g. Troupe's GPU indices).
+        const json annotations = binding["metadata"].is_object()
+                                     ? binding["metadata"].value("annotations", json())
+                                     : json();
+        if (annotations.is_object())
+          for (const auto& [key, value] : annotations.items())
+            if (value.is_string()) next["metadata"]["annotations"][key] = value;
         json& conditions = next["status"]["conditions"];
         if (!conditions.is_array()) conditions = json::array();
         json condition = {{"type", "PodScheduled"},

@@ -176,6 +176,17 @@ std::vector<json> step(const std::vector<json>& nodes, const std::string& token)
   return out;
 }
 
+// Reads one member name starting at `i`, up to the next unescaped '.' or '['. Kubernetes
+// JSONPath escapes dots inside a name with a backslash (`.spec.resources.nvidia\.com/gpu`).
+std::string readName(const std::string& path, std::size_t& i) {
+  std::string name;
+  while (i < path.size() && path[i] != '.' && path[i] != '[') {
+    if (path[i] == '\\' && i + 1 < path.size()) ++i;
+    name.push_back(path[i++]);
+  }
+  return name;
+}
+
 }  // namespace
 
 std::vector<json> evalJsonPath(const json& object, const std::string& raw) {
@@ -186,10 +197,8 @@ std::vector<json> evalJsonPath(const json& object, const std::string& raw) {
   while (i < path.size()) {
     if (path[i] == '.') {
       ++i;
-      std::size_t end = i;
-      while (end < path.size() && path[end] != '.' && path[end] != '[') ++end;
-      if (end > i) nodes = step(nodes, path.substr(i, end - i));
-      i = end;
+      std::string name = readName(path, i);
+      if (!name.empty()) nodes = step(nodes, name);
     } else if (path[i] == '[') {
       std::size_t end = path.find(']', i);
       if (path.compare(i, 2, "[?") == 0) end = path.find(")]", i) + 1;
@@ -199,10 +208,7 @@ std::vector<json> evalJsonPath(const json& object, const std::string& raw) {
       nodes = step(nodes, token);
       i = end + 1;
     } else {
-      std::size_t end = i;
-      while (end < path.size() && path[end] != '.' && path[end] != '[') ++end;
-      nodes = step(nodes, path.substr(i, end - i));
-      i = end;
+      nodes = step(nodes, readName(path, i));
     }
   }
   return nodes;

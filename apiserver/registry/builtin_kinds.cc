@@ -98,6 +98,11 @@ std::vector<ResourceKind> builtinKinds() {
   configmaps.columns = {column("Data", "integer", "#dataCount"), age()};
   kinds.push_back(configmaps);
 
+  auto secrets = kind("", "v1", "secrets", "secret", "Secret", true);
+  secrets.columns = {column("Type", "string", ".type"), column("Data", "integer", "#dataCount"),
+                     age()};
+  kinds.push_back(secrets);
+
   auto serviceaccounts =
       kind("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true);
   serviceaccounts.short_names = {"sa"};

@@ -65,10 +65,29 @@ void kubectlStory(const std::string& minor) {
   CHECK(contains(resources.output, "trainingjobs"));
   CHECK(contains(resources.output, "troupe.dev/v1alpha1"));
 
-  // Built from a manifest: kubectl 1.33 sends `create namespace` bodies as protobuf,
-  // which this server does not decode (docs/standalone.md).
   std::ofstream(dir + "/ns.yaml") << "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kdemo\n";
   CHECK(kubectl.run("create -f " + dir + "/ns.yaml").exit_code == 0);
+  // The typed generators: kubectl 1.33 sends their objects as protobuf, older ones as JSON.
+  CHECK(kubectl.run("create namespace team-b").exit_code == 0);
+  CHECK(kubectl
+            .run("create configmap settings -n kdemo --from-literal=lr=0.01 "
+                 "--from-literal=epochs=3")
+            .exit_code == 0);
+  CHECK(kubectl.run("create secret generic hf-token -n kdemo --from-literal=token=s3cret")
+            .exit_code == 0);
+  CHECK(kubectl.run("create serviceaccount trainer -n kdemo").exit_code == 0);
+  CHECK(
+      kubectl.run("create priorityclass urgent --value=100000 --description='on call'").exit_code ==
+      0);
+  CHECK(contains(kubectl.run("get namespace team-b -o name").output, "namespace/team-b"));
+  auto settings =
+      kubectl.run("get configmap settings -n kdemo -o jsonpath={.data.lr}/{.data.epochs}");
+  CHECK(settings.output == "0.01/3");
+  auto token = kubectl.run("get secret hf-token -n kdemo -o jsonpath={.data.token}");
+  CHECK(token.output == "czNjcmV0");  // base64 of s3cret
+  CHECK(kubectl.run("get serviceaccount trainer -n kdemo").exit_code == 0);
+  auto urgent = kubectl.run("get priorityclass urgent -o jsonpath={.value}/{.description}");
+  CHECK(urgent.output == "100000/on call");
   auto created = kubectl.run("apply -f " + dir + "/tj.yaml");
   CHECK(created.exit_code == 0);
   CHECK(contains(created.output, "trainingjob.troupe.dev/llama-k created"));

@@ -156,6 +156,10 @@ TEST_CASE("ages and JSONPath cells print as kubectl shows them", "[apiserver][ta
   CHECK(ready[0] == "True");
   CHECK(evalJsonPath(object, ".status.conditions[1].type") == std::vector<json>{"X"});
   CHECK(evalJsonPath(object, ".spec.missing").empty());
+  // Printer columns escape dots inside a resource name.
+  json queue = {{"spec", {{"resources", {{"nvidia.com/gpu", {{"limit", "16"}}}}}}}};
+  CHECK(evalJsonPath(queue, R"(.spec.resources.nvidia\.com/gpu.limit)") == std::vector<json>{"16"});
+  CHECK(evalJsonPath(queue, ".spec.resources.nvidia.com/gpu.limit").empty());
 }
 
 TEST_CASE("routes match literal segments, captures and a captured rest", "[apiserver][router]") {

@@ -323,6 +323,21 @@ TEST_CASE("binding a pod answers a Success Status, and a second binding conflict
       json::parse(server.get("/api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-node-1").body);
   CHECK(selected["items"].size() == 1);
 
+  // The Binding's annotations are copied onto the pod, as the real server does.
+  REQUIRE(
+      server
+          .send(
+              "POST", "/api/v1/namespaces/fixtures/pods",
+              R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"w1"},"spec":{"containers":[{"name":"c","image":"x:1"}]}})")
+          .status == 201);
+  auto annotated = server.send(
+      "POST", "/api/v1/namespaces/fixtures/pods/w1/binding",
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"w1","annotations":{"troupe.dev/gpus":"0,1"}},"target":{"kind":"Node","name":"gpu-node-1"}})");
+  CHECK(annotated.status == 201);
+  auto w1 = json::parse(server.get("/api/v1/namespaces/fixtures/pods/w1").body);
+  CHECK(w1["metadata"]["annotations"]["troupe.dev/gpus"] == "0,1");
+  CHECK(w1["spec"]["nodeName"] == "gpu-node-1");
+
   // Bound pods are deleted gracefully (a kubelet finishes), unless the grace period is 0.
   auto graceful = json::parse(
       server.send("DELETE", "/api/v1/namespaces/fixtures/pods/llama-a-worker-0", "").body);

@@ -48,7 +48,22 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
           ("troupe-operator-" + std::to_string(std::random_device{}())))
              .string();
   std::filesystem::create_directories(dir_ + "/data");
-  std::ofstream(dir_ + "/cluster.yaml") << "";
+  {
+    // The nodes, as `troupe serve --cluster` reads them; its simulated kubelets keep them
+    // Ready and run the pods bound to them.
+    std::ofstream cluster(dir_ + "/cluster.yaml");
+    for (int i = 0; i < options.nodes; ++i) {
+      auto name = fmt::format("node-{}", i);
+      cluster << "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " << name
+              << "\n  labels:\n    kubernetes.io/hostname: " << name << "\n";
+      if (options.nodes_per_rack > 0)
+        cluster << "    troupe.dev/rack: rack-" << i / options.nodes_per_rack << "\n";
+      for (const char* section : {"capacity", "allocatable"})
+        cluster << (section[0] == 'c' ? "status:\n" : "") << "  " << section
+                << ":\n    nvidia.com/gpu: \"" << options.gpus_per_node
+                << "\"\n    cpu: \"64\"\n    memory: 512Gi\n    pods: \"110\"\n";
+    }
+  }
   const char* binary = std::getenv("TROUPE_SERVE_BINARY");
   if (!binary) binary = std::getenv("TROUPE_BINARY");
   REQUIRE(binary != nullptr);
@@ -63,7 +78,7 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     dup2(fd, 1);
     dup2(fd, 2);
     execl(binary, binary, "serve", "--data-dir", data.c_str(), "--listen", listen.c_str(),
-          "--cluster", cluster.c_str(), "--crds", crds.c_str(), "--no-kubelets", "--no-operator",
+          "--cluster", cluster.c_str(), "--crds", crds.c_str(), "--no-operator",
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -90,33 +105,18 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     FAIL("troupe serve did not come up: " << text);
   }
 
-  for (int i = 0; i < options.nodes; ++i) {
-    auto name = fmt::format("node-{}", i);
-    Json labels{{"kubernetes.io/hostname", name}};
-    if (options.nodes_per_rack > 0)
-      labels["troupe.dev/rack"] = fmt::format("rack-{}", i / options.nodes_per_rack);
-    Json node{{"apiVersion", "v1"},
-              {"kind", "Node"},
-              {"metadata", {{"name", name}, {"labels", labels}}},
-              {"spec", Json::object()}};
-    auto made = client_->create(res::kNodes, "", node, {});
-    if (!made) FAIL("node not created: " << made.error().describe());
-    Json status{{"status",
-                 {{"allocatable",
-                   {{"nvidia.com/gpu", std::to_string(options.gpus_per_node)},
-                    {"cpu", "64"},
-                    {"memory", "512Gi"},
-                    {"pods", "110"}}},
-                  {"capacity",
-                   {{"nvidia.com/gpu", std::to_string(options.gpus_per_node)},
-                    {"cpu", "64"},
-                    {"memory", "512Gi"},
-                    {"pods", "110"}}},
-                  {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-    auto patched = client_->patch({res::kNodes, "", name, "status"}, status, {});
-    if (!patched) FAIL("node status not written: " << patched.error().describe());
+  // Every node is there and Ready before the test starts.
+  const auto want = static_cast<std::size_t>(options.nodes);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto nodes = client_->list(res::kNodes, "", {});
+    std::size_t ready = 0;
+    if (nodes)
+      for (const auto& n : (*nodes)["items"])
+        for (const auto& c : n["status"].value("conditions", Json::array()))
+          if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ++ready;
+    if (ready == want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  kubelet_ = std::jthread([this](std::stop_token stop) { runKubelet(stop); });
   if (options.in_process_operator) {
     startOperator();
   } else {
@@ -156,8 +156,6 @@ ClusterFixture::~ClusterFixture() {
     int status = 0;
     waitpid(operator_pid_, &status, 0);
   }
-  kubelet_.request_stop();
-  if (kubelet_.joinable()) kubelet_.join();
   if (server_pid_ > 0) {
     kill(server_pid_, SIGTERM);
     int status = 0;
@@ -183,52 +181,6 @@ void ClusterFixture::restartOperator() {
   operator_->stop();
   operator_.reset();
   startOperator();
-}
-
-// The stand-in kubelet: a bound Pending pod starts Running; a Running pod with
-// troupe.dev/sim-duration-seconds ends after that long with troupe.dev/sim-exit-code; a
-// bound pod being deleted is deleted for good (its containers have stopped).
-void ClusterFixture::runKubelet(std::stop_token stop) {
-  std::map<std::string, std::chrono::steady_clock::time_point> started;
-  while (!stop.stop_requested()) {
-    auto pods = client_->list(res::kPods, "", {});
-    if (pods) {
-      for (const auto& p : (*pods)["items"]) {
-        auto node = controllers::stringAt(p, "/spec/nodeName");
-        auto phase = controllers::stringAt(p, "/status/phase");
-        if (node.empty()) continue;
-        auto ns = controllers::namespaceOf(p), name = controllers::nameOf(p);
-        if (controllers::isDeleting(p)) {
-          // The containers have stopped: confirm the deletion, as a kubelet does.
-          kube::DeleteOptions now;
-          now.grace_period_seconds = 0;
-          (void)client_->remove({res::kPods, ns, name, ""}, now);
-          continue;
-        }
-        auto key = controllers::stringAt(p, "/metadata/uid");
-        if (phase.empty() || phase == "Pending") {
-          Json status{{"status",
-                       {{"phase", "Running"},
-                        {"startTime", controllers::formatTimestamp(std::time(nullptr))},
-                        {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-          (void)client_->patch({res::kPods, ns, name, "status"}, status, {});
-          started[key] = std::chrono::steady_clock::now();
-        } else if (phase == "Running") {
-          auto duration = controllers::annotation(p, "troupe.dev/sim-duration-seconds");
-          if (duration.empty()) continue;
-          if (!started.contains(key)) started[key] = std::chrono::steady_clock::now();
-          if (std::chrono::steady_clock::now() - started[key] <
-              std::chrono::duration<double>(std::stod(duration)))
-            continue;
-          auto code = controllers::annotation(p, "troupe.dev/sim-exit-code");
-          Json status{
-              {"status", {{"phase", code.empty() || code == "0" ? "Succeeded" : "Failed"}}}};
-          (void)client_->patch({res::kPods, ns, name, "status"}, status, {});
-        }
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
 }
 
 std::string ClusterFixture::kubectl(const std::string& args, const std::string& input) {

@@ -16,10 +16,10 @@
 #include "operator/operator.h"
 
 // A whole standalone cluster: `troupe serve` (a real process, $TROUPE_SERVE_BINARY) on a
-// free 127.0.0.1 port with the repository's CRDs, nodes with GPUs, a stand-in kubelet that
-// runs bound pods (Running, then Succeeded or Failed after the troupe.dev/sim-* annotations),
-// a KubeClient, and the operator started in-process on it. Tests drive it with the real
-// kubectl.
+// free 127.0.0.1 port with the repository's CRDs and nodes with GPUs, run by its simulated
+// kubelets (a bound pod starts Running after a simulated second, then Succeeded or Failed
+// after the troupe.dev/sim-* annotations), a KubeClient, and the operator started in-process
+// on it (or as a `troupe operator` process). Tests drive it with the real kubectl.
 namespace troupe::operator_runtime::testing {
 
 struct ClusterFixtureOptions {
@@ -55,7 +55,6 @@ class ClusterFixture {
   void startOperatorProcess();
 
  private:
-  void runKubelet(std::stop_token stop);
   void startOperator();
 
   std::string dir_;
@@ -65,7 +64,6 @@ class ClusterFixture {
   SystemTimeSource time_;
   std::unique_ptr<Operator> operator_;
   pid_t operator_pid_ = -1;
-  std::jthread kubelet_;
 };
 
 }  // namespace troupe::operator_runtime::testing

@@ -308,6 +308,10 @@ TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2
   c.kubectl("apply -f -", queueYaml("team-a", 16));
   c.kubectl("apply -f -", jobYaml("sc", "team-a", 4, 4, "  minReplicas: 2\n"));
   REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 4; }));
+  // The Binding carried the chosen GPUs onto the pod.
+  auto pod = c.client().get({res::kPods, "default", "sc-0", ""});
+  REQUIRE(pod);
+  CHECK_FALSE(ctl::annotation(*pod, "troupe.dev/gpu-indices").empty());
   c.kubectl("scale tj sc --replicas 2");
   // Pods 2 and 3 go; 0 and 1 keep running.
   REQUIRE(c.eventually([&] { return boundPods(c, "sc") == 2; }));

@@ -68,7 +68,7 @@ bool ServeProcess::start() {
 
 int ServeProcess::stop() {
   if (pid_ <= 0) return -1;
-  kill(pid_, SIGTERM);
+  ::kill(pid_, SIGTERM);
   for (int i = 0; i < 200; ++i) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
@@ -77,10 +77,17 @@ int ServeProcess::stop() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  kill(pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
   return -1;
+}
+
+void ServeProcess::kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
 }
 
 }  // namespace troupe::testing

@@ -20,6 +20,8 @@ class ServeProcess {
   bool start();
   // SIGTERM, then waits for the exit; returns the exit status (-1 if it had to be killed).
   int stop();
+  // SIGKILL: no shutdown at all, whatever is in flight is cut off.
+  void kill();
 
   int port() const { return port_; }
   const std::string& dataDir() const { return data_dir_; }
