@@ -355,3 +355,120 @@ TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
   CHECK(boundPods(c, "s3") == 0);
   CHECK(boundPods(c, "s4") == 0);
 }
+
+TEST_CASE("pods of another scheduler hold their GPUs and Troupe never double-books them",
+          "[operator][e2e][shared-nodes]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  // A pod placed by someone else (a DaemonSet, another scheduler): already on node-0.
+  c.kubectl("apply -f -", R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: foreign
+  namespace: default
+spec:
+  nodeName: node-0
+  containers:
+  - name: c
+    image: other:1
+    resources:
+      limits:
+        nvidia.com/gpu: "6"
+)");
+  c.kubectl("apply -f -", jobYaml("wide", "team-a", 2, 8));
+  // 2 x 8 GPUs need both nodes whole; node-0 has 2 free.
+  REQUIRE(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "wide", ""});
+    return j && !ctl::stringAt(*j, "/status/pending/reason").empty();
+  }));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  CHECK(boundPods(c, "wide") == 0);
+  // A job that fits beside the foreign pod runs.
+  c.kubectl("apply -f -", jobYaml("narrow", "team-a", 1, 2));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "narrow") == "Running"; }));
+  c.kubectl("delete tj narrow --wait=false");
+  c.kubectl("delete pod foreign --wait=false");
+  REQUIRE(c.eventually([&] { return phaseOf(c, "wide") == "Running"; }));
+  CHECK(boundPods(c, "wide") == 2);
+}
+
+TEST_CASE("plain pods in a PodGroup start together once minMember of them exist",
+          "[operator][e2e][podgroup]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 16));
+  auto pod = [](int i) {
+    return fmt::format(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: worker-{}
+  namespace: default
+  labels:
+    troupe.dev/pod-group: pt
+spec:
+  schedulerName: troupe
+  containers:
+  - name: c
+    image: trainer:1
+    resources:
+      limits:
+        nvidia.com/gpu: "4"
+---
+)",
+                       i);
+  };
+  c.kubectl("apply -f -", R"(apiVersion: troupe.dev/v1alpha1
+kind: PodGroup
+metadata:
+  name: pt
+  namespace: default
+spec:
+  minMember: 3
+  queue: team-a
+---
+)" + pod(0) + pod(1));
+  auto bound = [&] {
+    troupe::kube::ListOptions options;
+    options.label_selector = "troupe.dev/pod-group=pt";
+    auto pods = c.client().list(res::kPods, "default", options);
+    int n = 0;
+    if (pods)
+      for (const auto& p : (*pods)["items"])
+        if (!ctl::stringAt(p, "/spec/nodeName").empty()) ++n;
+    return n;
+  };
+  // Two of three: nobody starts.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  CHECK(bound() == 0);
+  c.kubectl("apply -f -", pod(2));
+  REQUIRE(c.eventually([&] { return bound() == 3; }));
+  REQUIRE(c.eventually([&] {
+    auto g = c.client().get({res::kPodGroups, "default", "pt", ""});
+    return g && ctl::stringAt(*g, "/status/phase") == "Running";
+  }));
+}
+
+TEST_CASE("a gang on a node that fails restarts whole on the nodes left",
+          "[operator][e2e][node-failure]") {
+  ClusterFixture c({.nodes = 3, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 24));
+  c.kubectl("apply -f -",
+            jobYaml("resilient", "team-a", 2, 8,
+                    "  restartPolicy:\n    maxRestarts: 2\n    backoffSeconds: 0\n", ""));
+  REQUIRE(c.eventually([&] { return boundPods(c, "resilient") == 2; }));
+  auto pod = c.client().get({res::kPods, "default", "resilient-0", ""});
+  REQUIRE(pod);
+  const std::string failed = ctl::stringAt(*pod, "/spec/nodeName");
+  c.kubectl("annotate node " + failed + " troupe.dev/sim-node-failure=true");
+  REQUIRE(c.eventually(
+      [&] {
+        auto j = c.client().get({res::kTrainingJobs, "default", "resilient", ""});
+        if (!j || ctl::intAt(*j, "/status/restarts") < 1 || boundPods(c, "resilient") != 2)
+          return false;
+        for (const char* name : {"resilient-0", "resilient-1"}) {
+          auto p = c.client().get({res::kPods, "default", name, ""});
+          if (!p || ctl::stringAt(*p, "/spec/nodeName") == failed) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(40)));
+}
