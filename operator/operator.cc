@@ -461,13 +461,15 @@ struct Operator::Runtime {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 
-  // status.pending of each waiting TrainingJob: the engine's explanation with the numbers.
+  // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods
+  // form the gang: the engine's explanation with the numbers.
   void publishPending(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster) {
     for (const auto& [key, gang] : cluster.gangs) {
       if (gang.state != ctl::GangState::Pending) continue;
       auto pg = informer("podgroups").cache().get(key);
-      auto owner = pg ? ctl::controllerOf(*pg) : std::nullopt;
-      if (!owner || owner->kind != api::kTrainingJobKind) continue;
+      if (!pg) continue;
+      auto owner = ctl::controllerOf(*pg);
+      const bool of_job = owner && owner->kind == api::kTrainingJobKind;
       auto explanation = engine.explanation(key);
       if (!explanation) continue;
       const auto& e = *explanation;
@@ -485,6 +487,13 @@ struct Operator::Runtime {
                    {"allocated", amount(e.queue_allocated)},
                    {"limit", amount(e.queue_limit)},
                    {"fairShare", amount(e.queue_fair_share)}};
+      if (!of_job) {
+        if (pg->value(Json::json_pointer("/status/pending"), Json()) == pending) continue;
+        patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg),
+                    Json{{"pending", pg->value(Json::json_pointer("/status/pending"), Json())}},
+                    Json{{"pending", pending}});
+        continue;
+      }
       auto job_key = ctl::namespaceOf(*pg) + "/" + owner->name;
       auto job = informer("trainingjobs").cache().get(job_key);
       if (!job) continue;
@@ -665,7 +674,14 @@ struct Operator::Runtime {
     } else if (ctl::findCondition(status, "Preempted")) {
       ctl::setCondition(status, "Preempted", false, "Admitted", "", now());
     }
-    const Json old_status = pg->value("status", Json::object());
+    // status.pending belongs to the scheduler loop while the group waits; once the group
+    // is placed (or over), it goes.
+    Json old_status = pg->value("status", Json::object());
+    if (old_status.contains("pending")) {
+      if (status.value("phase", "") == "Pending") {
+        status["pending"] = old_status["pending"];
+      }
+    }
     if (old_status != status)
       patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg), old_status, status);
     if (status.value("phase", "") == "Pending" && pg->contains("spec") &&

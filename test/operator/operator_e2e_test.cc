@@ -396,14 +396,14 @@ TEST_CASE("plain pods in a PodGroup start together once minMember of them exist"
           "[operator][e2e][podgroup]") {
   ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
   c.kubectl("apply -f -", queueYaml("team-a", 16));
-  auto pod = [](int i) {
+  auto pod = [](int i, const std::string& group = "pt", int gpus = 4) {
     return fmt::format(R"(apiVersion: v1
 kind: Pod
 metadata:
-  name: worker-{}
+  name: {}-worker-{}
   namespace: default
   labels:
-    troupe.dev/pod-group: pt
+    troupe.dev/pod-group: {}
 spec:
   schedulerName: troupe
   containers:
@@ -411,10 +411,10 @@ spec:
     image: trainer:1
     resources:
       limits:
-        nvidia.com/gpu: "4"
+        nvidia.com/gpu: "{}"
 ---
 )",
-                       i);
+                       group, i, group, gpus);
   };
   c.kubectl("apply -f -", R"(apiVersion: troupe.dev/v1alpha1
 kind: PodGroup
@@ -445,6 +445,26 @@ spec:
     auto g = c.client().get({res::kPodGroups, "default", "pt", ""});
     return g && ctl::stringAt(*g, "/status/phase") == "Running";
   }));
+  // A group that cannot fit says why on its own status, with the numbers.
+  c.kubectl("apply -f -", R"(apiVersion: troupe.dev/v1alpha1
+kind: PodGroup
+metadata:
+  name: huge
+  namespace: default
+spec:
+  minMember: 3
+  queue: team-a
+---
+)" + pod(0, "huge", 8) + pod(1, "huge", 8) +
+                              pod(2, "huge", 8));
+  REQUIRE(c.eventually([&] {
+    auto g = c.client().get({res::kPodGroups, "default", "huge", ""});
+    return g && !ctl::stringAt(*g, "/status/pending/reason").empty() &&
+           !ctl::stringAt(*g, "/status/pending/message").empty();
+  }));
+  auto pt = c.client().get({res::kPodGroups, "default", "pt", ""});
+  REQUIRE(pt);
+  CHECK_FALSE(pt->contains(Json::json_pointer("/status/pending")));
 }
 
 TEST_CASE("a gang on a node that fails restarts whole on the nodes left",
