@@ -345,6 +345,11 @@ class Search {
     for (const auto& [vq, amount] : freed)
       if (vq == q_) own_after -= amount;
     const double q_after = dominantShare(own_after, qs_.fair_share);
+    // Capacity the preemptor's queue is guaranteed is its own: taking it back from a
+    // queue that borrowed it may leave that queue further below its fair share than the
+    // preemptor's ends (gangs are indivisible), and still no loop can follow, since the
+    // preemptor's queue ends within its fair share and nobody reclaims from such a queue.
+    const bool within_guarantee = guaranteeShare(own_after, qs_.spec.guaranteed) <= 1.0 + 1e-12;
     for (const auto& [vq, amount] : freed) {
       const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
       if (vq == q_) {
@@ -357,7 +362,8 @@ class Search {
       }
       const double v_before = dominantShare(v.allocated, v.fair_share);
       const double v_after = dominantShare(v.allocated - amount, v.fair_share);
-      if (q_after > 1.0 + 1e-12 || q_after > v_after + 1e-12 || !(v_after < v_before))
+      if (q_after > 1.0 + 1e-12 || (q_after > v_after + 1e-12 && !within_guarantee) ||
+          !(v_after < v_before))
         return fmt::format(
             "reclaiming from queue {} would leave it at {:.3f} of its fair share "
             "and queue {} at {:.3f}: the preemptor must not end above the victim",

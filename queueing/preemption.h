@@ -37,7 +37,9 @@ struct PreemptionPlan {
 //    minRuntimeSeconds;
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
 //  - checked again on the final victim set: the preemptor's queue ends no further above
-//    its fair share than any victim's queue ends, and every victim's queue loses share.
+//    its fair share than any victim's queue ends (waived when the preemptor's queue ends
+//    within its guarantee: it takes back what it lent), and every victim's queue loses
+//    share.
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                               Seconds now);
