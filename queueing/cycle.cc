@@ -355,7 +355,8 @@ class Cycle {
   void admit(GangId g, std::vector<Pod> pods) {
     dropReservation(g);
     st_.startRunning(g, std::move(pods), now_);
-    const GangState& gs = st_.gangs[g];
+    GangState& gs = st_.gangs[g];
+    gs.admitted_cycle = st_.cycle;
     Admission a;
     a.gang = gs.spec.name;
     a.queue = gs.spec.queue;

@@ -80,6 +80,8 @@ struct GangState {
   Why why;
   bool why_reported = false;
   std::int64_t evicted_cycle = -1;
+  // The cycle that admitted it: a gang is never a victim in the cycle that admitted it.
+  std::int64_t admitted_cycle = -1;
   bool elastic() const {
     for (const auto& ps : spec.pod_sets)
       if (ps.min_count < ps.count) return true;

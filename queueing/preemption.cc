@@ -128,6 +128,12 @@ class Search {
             "{} running gangs it could preempt are protected (preemptible: false or "
             "minRuntimeSeconds not reached)",
             protected_);
+      } else if (admitted_now_ > 0) {
+        plan.reason = PendingReason::WaitingForReclaim;
+        plan.detail = fmt::format(
+            "{} running gangs it could preempt were admitted this cycle; they may be "
+            "preempted from the next one",
+            admitted_now_);
       } else if (share_after_ > 1.0 && over_elsewhere_ > 0) {
         plan.reason = PendingReason::OverFairShare;
       } else {
@@ -216,6 +222,12 @@ class Search {
   void addCandidates(GangId v, QueueId vq, PreemptionReason reason) {
     const GangState& vs = st_.gangs[v];
     if (!usefulTo(vs)) return;
+    // Evicting or shrinking a gang the same cycle admitted would undo that cycle's own
+    // decision: the caller would be told to start it and to stop it at once.
+    if (vs.admitted_cycle == st_.cycle) {
+      ++admitted_now_;
+      return;
+    }
     // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
     // the last placed first, so a reclaim takes only the pods it needs.
     std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
@@ -388,6 +400,7 @@ class Search {
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
+  std::size_t admitted_now_ = 0;    // useful victims skipped: admitted this cycle
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
 };

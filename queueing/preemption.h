@@ -34,7 +34,7 @@ struct PreemptionPlan {
 //  - reclaim (reclaim: true), running gangs of other queues above their fair share, when
 //    the preemptor's queue ends at or below its own fair share;
 //  - never a gang with preemptible: false, nor one that ran less than its queue's
-//    minRuntimeSeconds;
+//    minRuntimeSeconds, nor one admitted in the current cycle;
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
 //  - checked again on the final victim set: the preemptor's queue ends no further above
 //    its fair share than any victim's queue ends (waived when the preemptor's queue ends
