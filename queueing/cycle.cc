@@ -625,7 +625,7 @@ class Cycle {
 
   // Could any gang of q preempt, whatever the free capacity? Within the queue: a running
   // gang of lower priority than its best pending one. Reclaim: q within its fair share and
-  // another queue above its own.
+  // another queue above its own, or q within its guarantee and another above its own.
   bool mayPreempt(QueueId q) {
     const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     if (qs.pending.empty()) return false;
@@ -641,6 +641,11 @@ class Cycle {
       if (after <= 1.0)
         for (const auto& [v, share] : st_.overShareQueues())
           if (v != q && share > after) return true;
+      // Taking back its guarantee from a queue above its own (preemption.h).
+      if (after <= 1.0 &&
+          guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed) <= 1.0)
+        for (const auto& [v, share] : st_.overGuaranteeQueues())
+          if (v != q) return true;
     }
     return false;
   }

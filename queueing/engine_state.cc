@@ -256,6 +256,19 @@ const std::vector<std::pair<QueueId, double>>& EngineState::overShareQueues() {
   return over_share;
 }
 
+const std::vector<std::pair<QueueId, double>>& EngineState::overGuaranteeQueues() {
+  if (over_guarantee_version == alloc_version) return over_guarantee;
+  over_guarantee_version = alloc_version;
+  over_guarantee.clear();
+  for (QueueId q : queues_by_rank) {
+    const QueueState& qs = queues[static_cast<std::size_t>(q)];
+    if (!qs.leaf() || qs.running.empty()) continue;
+    const double share = guaranteeShare(qs.allocated, qs.spec.guaranteed);
+    if (share > 1.0) over_guarantee.emplace_back(q, share);
+  }
+  return over_guarantee;
+}
+
 void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
   ++alloc_version;
   markDirty(q);

@@ -217,6 +217,11 @@ class EngineState {
   const std::vector<std::pair<QueueId, double>>& overShareQueues();
   std::vector<std::pair<QueueId, double>> over_share;
   std::uint64_t over_share_version = 0;
+  // Leaf queues holding more than their guarantee (guaranteeShare > 1, fair_share.h), by
+  // queue name, with that share; recomputed when alloc_version moved.
+  const std::vector<std::pair<QueueId, double>>& overGuaranteeQueues();
+  std::vector<std::pair<QueueId, double>> over_guarantee;
+  std::uint64_t over_guarantee_version = 0;
 
   // Bumped whenever capacity may grow for someone: a pod released, a node changed, a
   // reservation dropped. The placement memos hold while it stays put.

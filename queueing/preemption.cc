@@ -108,6 +108,11 @@ class Search {
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
     share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
     share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
+    // Taking back its guarantee: the queue ends within both its guarantee and its fair
+    // share, so it may take borrowed work from queues above their guarantee even when
+    // none is above its fair share (free capacity fragmented across nodes).
+    take_back_ = qs_.spec.reclaim && share_after_ <= 1.0 &&
+                 guaranteeShare(qs_.allocated + request_, qs_.spec.guaranteed) <= 1.0;
   }
 
   PreemptionPlan run() {
@@ -260,19 +265,36 @@ class Search {
       }
     }
     // Reclaim: only while the preemptor's queue ends within its fair share.
+    std::vector<QueueId> reclaimed;
     for (const auto& [vq, share] : st_.overShareQueues()) {
       if (vq == q_) continue;
-      const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
       ++over_elsewhere_;
       if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
-        for (GangId v : vqs.running) {
-          if (!runLongEnough(st_.gangs[v], vqs)) {
-            ++protected_;
-            continue;
-          }
-          addCandidates(v, vq, PreemptionReason::Reclaim);
-        }
+        reclaimFrom(vq);
+        reclaimed.push_back(vq);
       }
+    }
+    // Taking back a guarantee: borrowed work of queues above their guarantee. Both lists
+    // are sorted by queue rank (name), so a merge skips the queues already taken.
+    if (!take_back_) return;
+    auto next = reclaimed.begin();
+    for (const auto& [vq, share] : st_.overGuaranteeQueues()) {
+      const auto rank = st_.queues[static_cast<std::size_t>(vq)].rank;
+      while (next != reclaimed.end() && st_.queues[static_cast<std::size_t>(*next)].rank < rank)
+        ++next;
+      if (vq == q_ || (next != reclaimed.end() && *next == vq)) continue;
+      reclaimFrom(vq);
+    }
+  }
+
+  void reclaimFrom(QueueId vq) {
+    const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
+    for (GangId v : vqs.running) {
+      if (!runLongEnough(st_.gangs[v], vqs)) {
+        ++protected_;
+        continue;
+      }
+      addCandidates(v, vq, PreemptionReason::Reclaim);
     }
   }
 
@@ -374,6 +396,14 @@ class Search {
       }
       const double v_before = dominantShare(v.allocated, v.fair_share);
       const double v_after = dominantShare(v.allocated - amount, v.fair_share);
+      // A queue within its fair share loses only borrowed work, and only to one taking
+      // back its guarantee.
+      const bool borrowed = guaranteeShare(v.allocated, v.spec.guaranteed) > 1.0;
+      if (v_before <= 1.0 && !(within_guarantee && borrowed))
+        return fmt::format(
+            "queue {} holds no more than its fair share and queue {} would end above its "
+            "guarantee",
+            v.spec.name, qs_.spec.name);
       if (q_after > 1.0 + 1e-12 || (q_after > v_after + 1e-12 && !within_guarantee) ||
           !(v_after < v_before))
         return fmt::format(
@@ -401,6 +431,7 @@ class Search {
   Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
   std::size_t admitted_now_ = 0;    // useful victims skipped: admitted this cycle
+  bool take_back_ = false;          // may take borrowed work of queues above guarantee
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
 };

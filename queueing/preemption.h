@@ -33,6 +33,10 @@ struct PreemptionPlan {
 //  - within its queue (withinQueue: LowerPriority), running gangs of lower priority;
 //  - reclaim (reclaim: true), running gangs of other queues above their fair share, when
 //    the preemptor's queue ends at or below its own fair share;
+//  - taking back a guarantee (reclaim: true), running gangs of other queues above their
+//    guarantee, when the preemptor's queue ends within both its guarantee and its fair
+//    share (free capacity fragmented across nodes can leave a queue below its guarantee
+//    while no queue is above its fair share);
 //  - never a gang with preemptible: false, nor one that ran less than its queue's
 //    minRuntimeSeconds, nor one admitted in the current cycle;
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
