@@ -57,6 +57,7 @@ class Cycle {
     }
     explainOrphans();
     report();
+    wakeUp();
   }
 
  private:
@@ -230,6 +231,25 @@ class Cycle {
     for (GangId g : changed_)
       if (st_.gangs[g].present && !st_.gangs[g].running) out_.pending.push_back(explain(st_, g));
     for (QueueId q : st_.queues_by_rank) out_.queues.push_back(statusOf(st_, q));
+  }
+
+  // The earliest moment a cycle would decide differently with no delta (decisions.h).
+  void wakeUp() {
+    if (st_.policy.kind == PolicyKind::Fifo) return;  // FIFO depends on no clock
+    Seconds next = kNever;
+    auto consider = [&](Seconds t) {
+      if (t > now_ && t < next) next = t;
+    };
+    // A queue not examined this cycle kept the value of its last examination, which
+    // still holds: it is skipped only while nothing of it changed and now < next_starving.
+    if (st_.policy.backfill)
+      for (QueueId q : st_.queues_by_rank) {
+        const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+        if (qs.leaf() && !qs.pending.empty()) consider(qs.next_starving);
+      }
+    consider(st_.protection_expiry);
+    for (const Reservation& r : st_.reservations) consider(r.shadow_time);
+    if (next != kNever) out_.next_wakeup = next;
   }
 
   // ---- placement with memos ----------------------------------------------------------
