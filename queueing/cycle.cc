@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <unordered_map>
 
@@ -225,8 +226,7 @@ class Cycle {
   }
 
   void report() {
-    std::sort(changed_.begin(), changed_.end(),
-              [&](GangId a, GangId b) { return st_.gangName(a) < st_.gangName(b); });
+    sortByName(changed_);
     changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
     for (GangId g : changed_)
       if (st_.gangs[g].present && !st_.gangs[g].running) out_.pending.push_back(explain(st_, g));
@@ -250,6 +250,36 @@ class Cycle {
     consider(st_.protection_expiry);
     for (const Reservation& r : st_.reservations) consider(r.shadow_time);
     if (next != kNever) out_.next_wakeup = next;
+  }
+
+  // Sorts gangs by name. The first 16 bytes of each name go into two big-endian integers
+  // kept next to the id, so most comparisons touch neither the gang nor its string; equal
+  // prefixes fall back to the whole names. Same order as comparing the strings (bytes
+  // compare as unsigned char, and names hold no NUL).
+  void sortByName(std::vector<GangId>& gangs) const {
+    struct Keyed {
+      std::uint64_t hi, lo;
+      GangId gang;
+    };
+    auto word = [](const std::string& s, std::size_t from) {
+      std::uint64_t w = 0;
+      for (std::size_t i = from; i < from + 8; ++i)
+        w = (w << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0u);
+      return w;
+    };
+    std::vector<Keyed> keyed;
+    keyed.reserve(gangs.size());
+    for (GangId g : gangs) {
+      const std::string& name = st_.gangName(g);
+      keyed.push_back(Keyed{word(name, 0), word(name, 8), g});
+    }
+    std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+      if (a.hi != b.hi) return a.hi < b.hi;
+      if (a.lo != b.lo) return a.lo < b.lo;
+      if (a.gang == b.gang) return false;
+      return st_.gangName(a.gang) < st_.gangName(b.gang);
+    });
+    for (std::size_t i = 0; i < keyed.size(); ++i) gangs[i] = keyed[i].gang;
   }
 
   // ---- placement with memos ----------------------------------------------------------
@@ -431,20 +461,25 @@ class Cycle {
 
   // ---- reservations (backfill) -------------------------------------------------------
 
-  Seconds shadowTime(const std::vector<NodeId>& nodes) const {
-    std::vector<std::uint8_t> mark(st_.nodes.size(), 0);
-    for (NodeId n : nodes) mark[n] = 1;
-    Seconds shadow = now_;
-    for (QueueId q : st_.queues_by_rank) {
-      for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
-        const GangState& rs = st_.gangs[r];
-        const bool there = std::any_of(rs.pods.begin(), rs.pods.end(),
-                                       [&](const Pod& p) { return mark[p.node] != 0; });
-        if (!there) continue;
-        if (!rs.spec.runtime_estimate) return kNever;
-        shadow = std::max(shadow, rs.start_time + *rs.spec.runtime_estimate);
+  // When the running gangs on `nodes` are all expected to have ended: the latest start +
+  // runtime estimate among them (not before now), kNever if one has no estimate.
+  Seconds shadowTime(const std::vector<NodeId>& nodes) {
+    if (node_end_version_ != st_.capacity_version) {
+      // One pass over the running pods per change of the running set, shared by every
+      // reservation, instead of one pass per reservation.
+      node_end_version_ = st_.capacity_version;
+      node_end_.assign(st_.nodes.size(), std::numeric_limits<Seconds>::min());
+      for (QueueId q : st_.queues_by_rank) {
+        for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
+          const GangState& rs = st_.gangs[r];
+          const Seconds end =
+              rs.spec.runtime_estimate ? rs.start_time + *rs.spec.runtime_estimate : kNever;
+          for (const Pod& p : rs.pods) node_end_[p.node] = std::max(node_end_[p.node], end);
+        }
       }
     }
+    Seconds shadow = now_;
+    for (NodeId n : nodes) shadow = std::max(shadow, node_end_[n]);
     return shadow;
   }
 
@@ -900,6 +935,10 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
+  // Per node, the latest expected end of a running gang on it (shadowTime), valid while
+  // capacity_version stays at node_end_version_.
+  std::vector<Seconds> node_end_;
+  std::uint64_t node_end_version_ = 0;
   GangId key_gang_ = kNoGang;
   std::optional<MemoKey> key_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
