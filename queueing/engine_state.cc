@@ -163,6 +163,8 @@ void EngineState::refreshIndexes() {
     std::sort(nodes_by_rank.begin(), nodes_by_rank.end(),
               [&](NodeId a, NodeId b) { return nodes[a].spec.name < nodes[b].spec.name; });
     for (std::uint32_t r = 0; r < nodes_by_rank.size(); ++r) nodes[nodes_by_rank[r]].rank = r;
+    chunk_free_gpus.assign((nodes.size() + kNodeChunk - 1) / kNodeChunk, 0);
+    for (std::size_t c = 0; c < chunk_free_gpus.size(); ++c) refreshChunk(c);
     for (std::size_t l = 0; l < kMaxLevels; ++l) domains[l] = Domains{};
     usable_free = ResourceVector{};
     usable_capacity = ResourceVector{};
@@ -219,12 +221,32 @@ void EngineState::refreshIndexes() {
   }
 }
 
+void EngineState::refreshChunk(std::size_t chunk) {
+  std::int32_t most = 0;
+  const std::size_t end = std::min<std::size_t>((chunk + 1) * kNodeChunk, nodes.size());
+  for (std::size_t n = chunk * kNodeChunk; n < end; ++n)
+    most = std::max(most, static_cast<std::int32_t>(std::popcount(nodes[n].free_gpus)));
+  chunk_free_gpus[chunk] = most;
+}
+
+std::size_t EngineState::skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
+                                        std::int64_t gpus) const {
+  while (i < eligible.size() && chunkCannotHold(eligible[i], gpus)) {
+    const NodeId next_run = (eligible[i] / kNodeChunk + 1) * kNodeChunk;
+    i = static_cast<std::size_t>(std::lower_bound(eligible.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  eligible.end(), next_run) -
+                                 eligible.begin());
+  }
+  return i;
+}
+
 void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
   NodeState& node = nodes[n];
   TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
   node.free -= req;
   node.free_gpus &= ~gpus;
+  if (n / kNodeChunk < chunk_free_gpus.size()) refreshChunk(n / kNodeChunk);
   ++capacity_version;
   ++node.pods;
   if (node.usable()) usable_free -= req;
@@ -237,6 +259,10 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
   node.free += req;
   node.free_gpus |= gpus & node.all_gpus;
+  if (n / kNodeChunk < chunk_free_gpus.size()) {
+    auto& most = chunk_free_gpus[n / kNodeChunk];
+    most = std::max(most, static_cast<std::int32_t>(std::popcount(node.free_gpus)));
+  }
   ++capacity_version;
   ++release_version;
   --node.pods;

@@ -246,6 +246,22 @@ class EngineState {
   Memo static_ok;     // placement on an empty cluster
   Memo static_bad;
 
+  // Per run of kNodeChunk consecutive node ids: the most free GPUs one node of it has
+  // (any node, usable or not). A scan for pods of g GPUs skips a run whose most is below
+  // g: none of its nodes could take one. Rebuilt with the indexes, kept up to date by
+  // takeOnNode and releaseOnNode.
+  static constexpr NodeId kNodeChunk = 16;
+  std::vector<std::int32_t> chunk_free_gpus;
+  void refreshChunk(std::size_t chunk);
+  bool chunkCannotHold(NodeId n, std::int64_t gpus) const {
+    const std::size_t c = n / kNodeChunk;
+    return gpus > 0 && c < chunk_free_gpus.size() && chunk_free_gpus[c] < gpus;
+  }
+  // The first index at or after i in `eligible` whose node may hold a pod of `gpus` GPUs
+  // by its run's maximum (eligible.size() when none).
+  std::size_t skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
+                             std::int64_t gpus) const;
+
   // Sum of free over usable nodes, and of allocatable.
   ResourceVector usable_free;
   ResourceVector usable_capacity;

@@ -52,8 +52,12 @@ class FitCounter {
       domain_sum_.assign(st.domains[static_cast<std::size_t>(level_)].names.size(), 0);
     }
     per_node_.assign(st.nodes.size(), 0);
-    for (NodeId n : st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible)
-      refresh(n);
+    // Nodes of runs with too few free GPUs hold 0 pods, as per_node_ already says.
+    const auto& eligible =
+        st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible;
+    for (std::size_t i = st.skipFullChunks(eligible, 0, req_[kGpu]); i < eligible.size();
+         i = st.skipFullChunks(eligible, i + 1, req_[kGpu]))
+      refresh(eligible[i]);
   }
 
   void refresh(NodeId n) {
