@@ -357,7 +357,9 @@ class Cycle {
     o.self = g;
     o.empty_cluster = true;
     o.ignore_reservations = true;
-    const auto key = memoKey(g, PlaceOptions{});
+    // Reservations and backfill windows play no part on an empty cluster: every gang of
+    // one kind shares the answer, a reservation holder too.
+    const auto& key = baseKey(g);
     if (key) {
       auto ok = st_.static_ok.find(*key);
       if (ok != st_.static_ok.end() && ok->second.min_failing >= counts[0]) return true;

@@ -30,7 +30,9 @@ bool cheaper(const Candidate& a, const Candidate& b) {
   if (ka != kb) return ka < kb;
   if (pa != pb) return pa < pb;
   if (ra != rb) return ra < rb;
-  if (*na != *nb) return *na < *nb;
+  if (na != nb) {
+    if (const int c = na->compare(*nb); c != 0) return c < 0;
+  }
   return ia < ib;
 }
 
@@ -150,7 +152,10 @@ class Search {
       }
       return plan;
     }
-    std::sort(candidates_.begin(), candidates_.end(), cheaper);
+    // Cheapest first, ordered lazily: the greedy pass usually needs only a few of the
+    // candidates, so a heap pops them in order instead of sorting them all.
+    std::make_heap(candidates_.begin(), candidates_.end(),
+                   [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
 
     // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
@@ -164,7 +169,7 @@ class Search {
     int attempts = 0;
     bool fits = false;
     for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
-      releaseCandidate(stmt, candidates_[i]);
+      releaseCandidate(stmt, nth(i));
       chosen.push_back(i);
       if (!mayFit()) continue;
       ++attempts;
@@ -182,13 +187,13 @@ class Search {
     for (std::size_t k = chosen.size(); k-- > 0;) {
       reset(stmt);
       for (std::size_t j = 0; j < chosen.size(); ++j)
-        if (j != k) releaseCandidate(stmt, candidates_[chosen[j]]);
+        if (j != k) releaseCandidate(stmt, nth(chosen[j]));
       const bool still =
           counter_ ? counter_->fits() : mayFit() && placeGang(st_, g_, counts_, options()).ok;
       if (still) chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
     }
     reset(stmt);
-    for (std::size_t j : chosen) releaseCandidate(stmt, candidates_[j]);
+    for (std::size_t j : chosen) releaseCandidate(stmt, nth(j));
     Placement final_place = placeGang(st_, g_, counts_, options());
     if (!final_place.ok) {  // cannot happen: the last successful check used this set
       plan.reason = PendingReason::NoPlacement;
@@ -201,8 +206,20 @@ class Search {
     }
     plan.ok = true;
     plan.pods = std::move(final_place.pods);
-    for (std::size_t j : chosen) plan.victims.push_back(candidates_[j].victim);
+    for (std::size_t j : chosen) plan.victims.push_back(nth(j).victim);
     return plan;
+  }
+
+  // The i-th cheapest candidate. Popped candidates collect at the back of the vector,
+  // cheapest last, and stay where they are while later ones are popped.
+  const Candidate& nth(std::size_t i) {
+    const std::size_t n = candidates_.size();
+    while (popped_ <= i) {
+      std::pop_heap(candidates_.begin(), candidates_.end() - static_cast<std::ptrdiff_t>(popped_),
+                    [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
+      ++popped_;
+    }
+    return candidates_[n - 1 - i];
   }
 
   PlaceOptions options() const {
@@ -357,12 +374,11 @@ class Search {
     // An eviction makes the same gang's shrink redundant.
     std::vector<std::size_t> kept;
     for (std::size_t j : chosen) {
-      const Candidate& c = candidates_[j];
+      const Candidate& c = nth(j);
       if (!c.victim.whole) {
         bool evicted = false;
         for (std::size_t k : chosen)
-          evicted = evicted ||
-                    (candidates_[k].victim.whole && candidates_[k].victim.gang == c.victim.gang);
+          evicted = evicted || (nth(k).victim.whole && nth(k).victim.gang == c.victim.gang);
         if (evicted) continue;
       }
       kept.push_back(j);
@@ -370,7 +386,7 @@ class Search {
     chosen = kept;
     std::vector<std::pair<QueueId, ResourceVector>> freed;  // by queue
     for (std::size_t j : chosen) {
-      const Candidate& c = candidates_[j];
+      const Candidate& c = nth(j);
       const ResourceVector amount = c.victim.whole ? st_.gangs[c.victim.gang].held : c.frees;
       auto it = std::find_if(freed.begin(), freed.end(),
                              [&](const auto& f) { return f.first == c.queue; });
@@ -428,7 +444,8 @@ class Search {
   ResourceVector request_;
   double share_before_ = 0;
   double share_after_ = 0;
-  std::vector<Candidate> candidates_;
+  std::vector<Candidate> candidates_;  // a heap of those not yet popped, then the popped
+  std::size_t popped_ = 0;
   std::optional<FitCounter> counter_;
   std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
