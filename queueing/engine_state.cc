@@ -244,9 +244,12 @@ void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t 
   NodeState& node = nodes[n];
   TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
+  // Only a node that had its run's most free GPUs can lower that most.
+  const bool had_most = n / kNodeChunk < chunk_free_gpus.size() &&
+                        std::popcount(node.free_gpus) >= chunk_free_gpus[n / kNodeChunk];
   node.free -= req;
   node.free_gpus &= ~gpus;
-  if (n / kNodeChunk < chunk_free_gpus.size()) refreshChunk(n / kNodeChunk);
+  if (had_most && gpus != 0) refreshChunk(n / kNodeChunk);
   ++capacity_version;
   ++node.pods;
   if (node.usable()) usable_free -= req;
