@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <unordered_map>
 
@@ -57,6 +58,7 @@ class Cycle {
     }
     explainOrphans();
     report();
+    wakeUp();
   }
 
  private:
@@ -224,12 +226,62 @@ class Cycle {
   }
 
   void report() {
-    std::sort(changed_.begin(), changed_.end(),
-              [&](GangId a, GangId b) { return st_.gangName(a) < st_.gangName(b); });
+    sortByName(changed_);
     changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+    out_.pending.reserve(changed_.size());
+    out_.queues.reserve(st_.queues_by_rank.size());
     for (GangId g : changed_)
       if (st_.gangs[g].present && !st_.gangs[g].running) out_.pending.push_back(explain(st_, g));
     for (QueueId q : st_.queues_by_rank) out_.queues.push_back(statusOf(st_, q));
+  }
+
+  // The earliest moment a cycle would decide differently with no delta (decisions.h).
+  void wakeUp() {
+    if (st_.policy.kind == PolicyKind::Fifo) return;  // FIFO depends on no clock
+    Seconds next = kNever;
+    auto consider = [&](Seconds t) {
+      if (t > now_ && t < next) next = t;
+    };
+    // A queue not examined this cycle kept the value of its last examination, which
+    // still holds: it is skipped only while nothing of it changed and now < next_starving.
+    if (st_.policy.backfill)
+      for (QueueId q : st_.queues_by_rank) {
+        const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+        if (qs.leaf() && !qs.pending.empty()) consider(qs.next_starving);
+      }
+    consider(st_.protection_expiry);
+    for (const Reservation& r : st_.reservations) consider(r.shadow_time);
+    if (next != kNever) out_.next_wakeup = next;
+  }
+
+  // Sorts gangs by name. The first 16 bytes of each name go into two big-endian integers
+  // kept next to the id, so most comparisons touch neither the gang nor its string; equal
+  // prefixes fall back to the whole names. Same order as comparing the strings (bytes
+  // compare as unsigned char, and names hold no NUL).
+  void sortByName(std::vector<GangId>& gangs) const {
+    struct Keyed {
+      std::uint64_t hi, lo;
+      GangId gang;
+    };
+    auto word = [](const std::string& s, std::size_t from) {
+      std::uint64_t w = 0;
+      for (std::size_t i = from; i < from + 8; ++i)
+        w = (w << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0u);
+      return w;
+    };
+    std::vector<Keyed> keyed;
+    keyed.reserve(gangs.size());
+    for (GangId g : gangs) {
+      const std::string& name = st_.gangName(g);
+      keyed.push_back(Keyed{word(name, 0), word(name, 8), g});
+    }
+    std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+      if (a.hi != b.hi) return a.hi < b.hi;
+      if (a.lo != b.lo) return a.lo < b.lo;
+      if (a.gang == b.gang) return false;
+      return st_.gangName(a.gang) < st_.gangName(b.gang);
+    });
+    for (std::size_t i = 0; i < keyed.size(); ++i) gangs[i] = keyed[i].gang;
   }
 
   // ---- placement with memos ----------------------------------------------------------
@@ -307,7 +359,9 @@ class Cycle {
     o.self = g;
     o.empty_cluster = true;
     o.ignore_reservations = true;
-    const auto key = memoKey(g, PlaceOptions{});
+    // Reservations and backfill windows play no part on an empty cluster: every gang of
+    // one kind shares the answer, a reservation holder too.
+    const auto& key = baseKey(g);
     if (key) {
       auto ok = st_.static_ok.find(*key);
       if (ok != st_.static_ok.end() && ok->second.min_failing >= counts[0]) return true;
@@ -355,7 +409,8 @@ class Cycle {
   void admit(GangId g, std::vector<Pod> pods) {
     dropReservation(g);
     st_.startRunning(g, std::move(pods), now_);
-    const GangState& gs = st_.gangs[g];
+    GangState& gs = st_.gangs[g];
+    gs.admitted_cycle = st_.cycle;
     Admission a;
     a.gang = gs.spec.name;
     a.queue = gs.spec.queue;
@@ -410,20 +465,25 @@ class Cycle {
 
   // ---- reservations (backfill) -------------------------------------------------------
 
-  Seconds shadowTime(const std::vector<NodeId>& nodes) const {
-    std::vector<std::uint8_t> mark(st_.nodes.size(), 0);
-    for (NodeId n : nodes) mark[n] = 1;
-    Seconds shadow = now_;
-    for (QueueId q : st_.queues_by_rank) {
-      for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
-        const GangState& rs = st_.gangs[r];
-        const bool there = std::any_of(rs.pods.begin(), rs.pods.end(),
-                                       [&](const Pod& p) { return mark[p.node] != 0; });
-        if (!there) continue;
-        if (!rs.spec.runtime_estimate) return kNever;
-        shadow = std::max(shadow, rs.start_time + *rs.spec.runtime_estimate);
+  // When the running gangs on `nodes` are all expected to have ended: the latest start +
+  // runtime estimate among them (not before now), kNever if one has no estimate.
+  Seconds shadowTime(const std::vector<NodeId>& nodes) {
+    if (node_end_version_ != st_.capacity_version) {
+      // One pass over the running pods per change of the running set, shared by every
+      // reservation, instead of one pass per reservation.
+      node_end_version_ = st_.capacity_version;
+      node_end_.assign(st_.nodes.size(), std::numeric_limits<Seconds>::min());
+      for (QueueId q : st_.queues_by_rank) {
+        for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
+          const GangState& rs = st_.gangs[r];
+          const Seconds end =
+              rs.spec.runtime_estimate ? rs.start_time + *rs.spec.runtime_estimate : kNever;
+          for (const Pod& p : rs.pods) node_end_[p.node] = std::max(node_end_[p.node], end);
+        }
       }
     }
+    Seconds shadow = now_;
+    for (NodeId n : nodes) shadow = std::max(shadow, node_end_[n]);
     return shadow;
   }
 
@@ -624,7 +684,7 @@ class Cycle {
 
   // Could any gang of q preempt, whatever the free capacity? Within the queue: a running
   // gang of lower priority than its best pending one. Reclaim: q within its fair share and
-  // another queue above its own.
+  // another queue above its own, or q within its guarantee and another above its own.
   bool mayPreempt(QueueId q) {
     const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     if (qs.pending.empty()) return false;
@@ -640,6 +700,11 @@ class Cycle {
       if (after <= 1.0)
         for (const auto& [v, share] : st_.overShareQueues())
           if (v != q && share > after) return true;
+      // Taking back its guarantee from a queue above its own (preemption.h).
+      if (after <= 1.0 &&
+          guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed) <= 1.0)
+        for (const auto& [v, share] : st_.overGuaranteeQueues())
+          if (v != q) return true;
     }
     return false;
   }
@@ -874,6 +939,10 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
+  // Per node, the latest expected end of a running gang on it (shadowTime), valid while
+  // capacity_version stays at node_end_version_.
+  std::vector<Seconds> node_end_;
+  std::uint64_t node_end_version_ = 0;
   GangId key_gang_ = kNoGang;
   std::optional<MemoKey> key_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,13 @@ struct Decisions {
   // gives the current one for any pending gang.
   std::vector<PendingExplanation> pending;
   std::vector<QueueStatus> queues;  // sorted by queue name
+  // The earliest time after `now` at which a cycle could decide differently although the
+  // caller reported nothing: a waiting gang starts starving (submit time + maxWaitSeconds,
+  // with backfill on), a victim a search skipped for minRuntimeSeconds becomes
+  // preemptible, a reservation's nodes are expected to be free (its running gangs'
+  // runtime estimates end). Unset when no such moment is known. The caller schedules a
+  // cycle then (or earlier, on any delta).
+  std::optional<Seconds> next_wakeup;
 
   bool empty() const { return preemptions.empty() && resizes.empty() && admissions.empty(); }
 };

@@ -163,6 +163,8 @@ void EngineState::refreshIndexes() {
     std::sort(nodes_by_rank.begin(), nodes_by_rank.end(),
               [&](NodeId a, NodeId b) { return nodes[a].spec.name < nodes[b].spec.name; });
     for (std::uint32_t r = 0; r < nodes_by_rank.size(); ++r) nodes[nodes_by_rank[r]].rank = r;
+    chunk_free_gpus.assign((nodes.size() + kNodeChunk - 1) / kNodeChunk, 0);
+    for (std::size_t c = 0; c < chunk_free_gpus.size(); ++c) refreshChunk(c);
     for (std::size_t l = 0; l < kMaxLevels; ++l) domains[l] = Domains{};
     usable_free = ResourceVector{};
     usable_capacity = ResourceVector{};
@@ -219,12 +221,35 @@ void EngineState::refreshIndexes() {
   }
 }
 
+void EngineState::refreshChunk(std::size_t chunk) {
+  std::int32_t most = 0;
+  const std::size_t end = std::min<std::size_t>((chunk + 1) * kNodeChunk, nodes.size());
+  for (std::size_t n = chunk * kNodeChunk; n < end; ++n)
+    most = std::max(most, static_cast<std::int32_t>(std::popcount(nodes[n].free_gpus)));
+  chunk_free_gpus[chunk] = most;
+}
+
+std::size_t EngineState::skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
+                                        std::int64_t gpus) const {
+  while (i < eligible.size() && chunkCannotHold(eligible[i], gpus)) {
+    const NodeId next_run = (eligible[i] / kNodeChunk + 1) * kNodeChunk;
+    i = static_cast<std::size_t>(std::lower_bound(eligible.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  eligible.end(), next_run) -
+                                 eligible.begin());
+  }
+  return i;
+}
+
 void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
   NodeState& node = nodes[n];
   TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
+  // Only a node that had its run's most free GPUs can lower that most.
+  const bool had_most = n / kNodeChunk < chunk_free_gpus.size() &&
+                        std::popcount(node.free_gpus) >= chunk_free_gpus[n / kNodeChunk];
   node.free -= req;
   node.free_gpus &= ~gpus;
+  if (had_most && gpus != 0) refreshChunk(n / kNodeChunk);
   ++capacity_version;
   ++node.pods;
   if (node.usable()) usable_free -= req;
@@ -237,6 +262,10 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
   node.free += req;
   node.free_gpus |= gpus & node.all_gpus;
+  if (n / kNodeChunk < chunk_free_gpus.size()) {
+    auto& most = chunk_free_gpus[n / kNodeChunk];
+    most = std::max(most, static_cast<std::int32_t>(std::popcount(node.free_gpus)));
+  }
   ++capacity_version;
   ++release_version;
   --node.pods;
@@ -254,6 +283,19 @@ const std::vector<std::pair<QueueId, double>>& EngineState::overShareQueues() {
     if (share > 1.0) over_share.emplace_back(q, share);
   }
   return over_share;
+}
+
+const std::vector<std::pair<QueueId, double>>& EngineState::overGuaranteeQueues() {
+  if (over_guarantee_version == alloc_version) return over_guarantee;
+  over_guarantee_version = alloc_version;
+  over_guarantee.clear();
+  for (QueueId q : queues_by_rank) {
+    const QueueState& qs = queues[static_cast<std::size_t>(q)];
+    if (!qs.leaf() || qs.running.empty()) continue;
+    const double share = guaranteeShare(qs.allocated, qs.spec.guaranteed);
+    if (share > 1.0) over_guarantee.emplace_back(q, share);
+  }
+  return over_guarantee;
 }
 
 void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {

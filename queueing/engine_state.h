@@ -80,6 +80,8 @@ struct GangState {
   Why why;
   bool why_reported = false;
   std::int64_t evicted_cycle = -1;
+  // The cycle that admitted it: a gang is never a victim in the cycle that admitted it.
+  std::int64_t admitted_cycle = -1;
   bool elastic() const {
     for (const auto& ps : spec.pod_sets)
       if (ps.min_count < ps.count) return true;
@@ -215,6 +217,11 @@ class EngineState {
   const std::vector<std::pair<QueueId, double>>& overShareQueues();
   std::vector<std::pair<QueueId, double>> over_share;
   std::uint64_t over_share_version = 0;
+  // Leaf queues holding more than their guarantee (guaranteeShare > 1, fair_share.h), by
+  // queue name, with that share; recomputed when alloc_version moved.
+  const std::vector<std::pair<QueueId, double>>& overGuaranteeQueues();
+  std::vector<std::pair<QueueId, double>> over_guarantee;
+  std::uint64_t over_guarantee_version = 0;
 
   // Bumped whenever capacity may grow for someone: a pod released, a node changed, a
   // reservation dropped. The placement memos hold while it stays put.
@@ -238,6 +245,22 @@ class EngineState {
   Memo preempt_memo;  // preemption search, per queue
   Memo static_ok;     // placement on an empty cluster
   Memo static_bad;
+
+  // Per run of kNodeChunk consecutive node ids: the most free GPUs one node of it has
+  // (any node, usable or not). A scan for pods of g GPUs skips a run whose most is below
+  // g: none of its nodes could take one. Rebuilt with the indexes, kept up to date by
+  // takeOnNode and releaseOnNode.
+  static constexpr NodeId kNodeChunk = 16;
+  std::vector<std::int32_t> chunk_free_gpus;
+  void refreshChunk(std::size_t chunk);
+  bool chunkCannotHold(NodeId n, std::int64_t gpus) const {
+    const std::size_t c = n / kNodeChunk;
+    return gpus > 0 && c < chunk_free_gpus.size() && chunk_free_gpus[c] < gpus;
+  }
+  // The first index at or after i in `eligible` whose node may hold a pod of `gpus` GPUs
+  // by its run's maximum (eligible.size() when none).
+  std::size_t skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
+                             std::int64_t gpus) const;
 
   // Sum of free over usable nodes, and of allocatable.
   ResourceVector usable_free;

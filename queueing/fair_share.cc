@@ -156,6 +156,21 @@ double dominantShare(const ResourceVector& allocated, const ResourceVector& fair
   return share;
 }
 
+double guaranteeShare(const ResourceVector& allocated, const ResourceVector& guaranteed) {
+  double share = 0;
+  bool named = false;
+  for (std::size_t r = 0; r < kMaxResources; ++r) {
+    if (guaranteed[r] <= 0) continue;
+    named = true;
+    share = std::max(share, static_cast<double>(std::max<std::int64_t>(allocated[r], 0)) /
+                                static_cast<double>(guaranteed[r]));
+  }
+  if (named) return share;
+  for (std::size_t r = 0; r < kMaxResources; ++r)
+    if (allocated[r] > 0) return std::numeric_limits<double>::infinity();
+  return 0;
+}
+
 std::vector<ResourceVector> computeFairShares(const std::vector<FairShareQueue>& queues,
                                               const ResourceVector& capacity) {
   const std::size_t n = queues.size();

@@ -35,4 +35,9 @@ std::vector<ResourceVector> computeFairShares(const std::vector<FairShareQueue>&
 // allocated.
 double dominantShare(const ResourceVector& allocated, const ResourceVector& fair_share);
 
+// How much of its guarantee a queue holds: max over the resources the guarantee names
+// (a positive amount) of allocated / guaranteed. A queue guaranteed nothing holds only
+// borrowed capacity: 0 when it holds nothing, infinity otherwise.
+double guaranteeShare(const ResourceVector& allocated, const ResourceVector& guaranteed);
+
 }  // namespace troupe::queueing

@@ -141,7 +141,12 @@ class Placer {
     }
     std::vector<std::pair<NodeId, std::int64_t>> cand;
     std::int64_t total = 0;
-    for (NodeId n : cls.eligible) {
+    // On free capacity, runs of nodes none of which has the GPUs of one pod are skipped.
+    const std::int64_t skip_below = o_.empty_cluster ? 0 : req[kGpu];
+    const auto& eligible = cls.eligible;
+    for (std::size_t i = st_.skipFullChunks(eligible, 0, skip_below); i < eligible.size();
+         i = st_.skipFullChunks(eligible, i + 1, skip_below)) {
+      const NodeId n = eligible[i];
       if (blocked(n)) continue;
       const std::int64_t k = podsFit(n, req, want);
       if (k == 0) continue;
@@ -289,7 +294,10 @@ KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVecto
   if (out.level >= 0) acc.assign(st.domains[static_cast<std::size_t>(out.level)].names.size(), 0);
   std::int64_t total = 0;
   constexpr std::int64_t kMany = std::int64_t{1} << 40;
-  for (NodeId n : st.eligibility(cls).eligible) {
+  const auto& eligible = st.eligibility(cls).eligible;
+  for (std::size_t i = st.skipFullChunks(eligible, 0, request[kGpu]); i < eligible.size();
+       i = st.skipFullChunks(eligible, i + 1, request[kGpu])) {
+    const NodeId n = eligible[i];
     const NodeState& node = st.nodes[n];
     if (!node.usable() || node.reserved_for != kNoGang) continue;
     std::int64_t k = node.free.copiesOf(request, kMany);

@@ -30,7 +30,9 @@ bool cheaper(const Candidate& a, const Candidate& b) {
   if (ka != kb) return ka < kb;
   if (pa != pb) return pa < pb;
   if (ra != rb) return ra < rb;
-  if (*na != *nb) return *na < *nb;
+  if (na != nb) {
+    if (const int c = na->compare(*nb); c != 0) return c < 0;
+  }
   return ia < ib;
 }
 
@@ -52,8 +54,12 @@ class FitCounter {
       domain_sum_.assign(st.domains[static_cast<std::size_t>(level_)].names.size(), 0);
     }
     per_node_.assign(st.nodes.size(), 0);
-    for (NodeId n : st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible)
-      refresh(n);
+    // Nodes of runs with too few free GPUs hold 0 pods, as per_node_ already says.
+    const auto& eligible =
+        st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible;
+    for (std::size_t i = st.skipFullChunks(eligible, 0, req_[kGpu]); i < eligible.size();
+         i = st.skipFullChunks(eligible, i + 1, req_[kGpu]))
+      refresh(eligible[i]);
   }
 
   void refresh(NodeId n) {
@@ -108,6 +114,11 @@ class Search {
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
     share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
     share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
+    // Taking back its guarantee: the queue ends within both its guarantee and its fair
+    // share, so it may take borrowed work from queues above their guarantee even when
+    // none is above its fair share (free capacity fragmented across nodes).
+    take_back_ = qs_.spec.reclaim && share_after_ <= 1.0 &&
+                 guaranteeShare(qs_.allocated + request_, qs_.spec.guaranteed) <= 1.0;
   }
 
   PreemptionPlan run() {
@@ -128,6 +139,12 @@ class Search {
             "{} running gangs it could preempt are protected (preemptible: false or "
             "minRuntimeSeconds not reached)",
             protected_);
+      } else if (admitted_now_ > 0) {
+        plan.reason = PendingReason::WaitingForReclaim;
+        plan.detail = fmt::format(
+            "{} running gangs it could preempt were admitted this cycle; they may be "
+            "preempted from the next one",
+            admitted_now_);
       } else if (share_after_ > 1.0 && over_elsewhere_ > 0) {
         plan.reason = PendingReason::OverFairShare;
       } else {
@@ -135,7 +152,10 @@ class Search {
       }
       return plan;
     }
-    std::sort(candidates_.begin(), candidates_.end(), cheaper);
+    // Cheapest first, ordered lazily: the greedy pass usually needs only a few of the
+    // candidates, so a heap pops them in order instead of sorting them all.
+    std::make_heap(candidates_.begin(), candidates_.end(),
+                   [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
 
     // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
@@ -149,7 +169,7 @@ class Search {
     int attempts = 0;
     bool fits = false;
     for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
-      releaseCandidate(stmt, candidates_[i]);
+      releaseCandidate(stmt, nth(i));
       chosen.push_back(i);
       if (!mayFit()) continue;
       ++attempts;
@@ -167,13 +187,13 @@ class Search {
     for (std::size_t k = chosen.size(); k-- > 0;) {
       reset(stmt);
       for (std::size_t j = 0; j < chosen.size(); ++j)
-        if (j != k) releaseCandidate(stmt, candidates_[chosen[j]]);
+        if (j != k) releaseCandidate(stmt, nth(chosen[j]));
       const bool still =
           counter_ ? counter_->fits() : mayFit() && placeGang(st_, g_, counts_, options()).ok;
       if (still) chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
     }
     reset(stmt);
-    for (std::size_t j : chosen) releaseCandidate(stmt, candidates_[j]);
+    for (std::size_t j : chosen) releaseCandidate(stmt, nth(j));
     Placement final_place = placeGang(st_, g_, counts_, options());
     if (!final_place.ok) {  // cannot happen: the last successful check used this set
       plan.reason = PendingReason::NoPlacement;
@@ -186,8 +206,20 @@ class Search {
     }
     plan.ok = true;
     plan.pods = std::move(final_place.pods);
-    for (std::size_t j : chosen) plan.victims.push_back(candidates_[j].victim);
+    for (std::size_t j : chosen) plan.victims.push_back(nth(j).victim);
     return plan;
+  }
+
+  // The i-th cheapest candidate. Popped candidates collect at the back of the vector,
+  // cheapest last, and stay where they are while later ones are popped.
+  const Candidate& nth(std::size_t i) {
+    const std::size_t n = candidates_.size();
+    while (popped_ <= i) {
+      std::pop_heap(candidates_.begin(), candidates_.end() - static_cast<std::ptrdiff_t>(popped_),
+                    [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
+      ++popped_;
+    }
+    return candidates_[n - 1 - i];
   }
 
   PlaceOptions options() const {
@@ -216,6 +248,12 @@ class Search {
   void addCandidates(GangId v, QueueId vq, PreemptionReason reason) {
     const GangState& vs = st_.gangs[v];
     if (!usefulTo(vs)) return;
+    // Evicting or shrinking a gang the same cycle admitted would undo that cycle's own
+    // decision: the caller would be told to start it and to stop it at once.
+    if (vs.admitted_cycle == st_.cycle) {
+      ++admitted_now_;
+      return;
+    }
     // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
     // the last placed first, so a reclaim takes only the pods it needs.
     std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
@@ -248,19 +286,36 @@ class Search {
       }
     }
     // Reclaim: only while the preemptor's queue ends within its fair share.
+    std::vector<QueueId> reclaimed;
     for (const auto& [vq, share] : st_.overShareQueues()) {
       if (vq == q_) continue;
-      const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
       ++over_elsewhere_;
       if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
-        for (GangId v : vqs.running) {
-          if (!runLongEnough(st_.gangs[v], vqs)) {
-            ++protected_;
-            continue;
-          }
-          addCandidates(v, vq, PreemptionReason::Reclaim);
-        }
+        reclaimFrom(vq);
+        reclaimed.push_back(vq);
       }
+    }
+    // Taking back a guarantee: borrowed work of queues above their guarantee. Both lists
+    // are sorted by queue rank (name), so a merge skips the queues already taken.
+    if (!take_back_) return;
+    auto next = reclaimed.begin();
+    for (const auto& [vq, share] : st_.overGuaranteeQueues()) {
+      const auto rank = st_.queues[static_cast<std::size_t>(vq)].rank;
+      while (next != reclaimed.end() && st_.queues[static_cast<std::size_t>(*next)].rank < rank)
+        ++next;
+      if (vq == q_ || (next != reclaimed.end() && *next == vq)) continue;
+      reclaimFrom(vq);
+    }
+  }
+
+  void reclaimFrom(QueueId vq) {
+    const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
+    for (GangId v : vqs.running) {
+      if (!runLongEnough(st_.gangs[v], vqs)) {
+        ++protected_;
+        continue;
+      }
+      addCandidates(v, vq, PreemptionReason::Reclaim);
     }
   }
 
@@ -319,12 +374,11 @@ class Search {
     // An eviction makes the same gang's shrink redundant.
     std::vector<std::size_t> kept;
     for (std::size_t j : chosen) {
-      const Candidate& c = candidates_[j];
+      const Candidate& c = nth(j);
       if (!c.victim.whole) {
         bool evicted = false;
         for (std::size_t k : chosen)
-          evicted = evicted ||
-                    (candidates_[k].victim.whole && candidates_[k].victim.gang == c.victim.gang);
+          evicted = evicted || (nth(k).victim.whole && nth(k).victim.gang == c.victim.gang);
         if (evicted) continue;
       }
       kept.push_back(j);
@@ -332,7 +386,7 @@ class Search {
     chosen = kept;
     std::vector<std::pair<QueueId, ResourceVector>> freed;  // by queue
     for (std::size_t j : chosen) {
-      const Candidate& c = candidates_[j];
+      const Candidate& c = nth(j);
       const ResourceVector amount = c.victim.whole ? st_.gangs[c.victim.gang].held : c.frees;
       auto it = std::find_if(freed.begin(), freed.end(),
                              [&](const auto& f) { return f.first == c.queue; });
@@ -345,6 +399,11 @@ class Search {
     for (const auto& [vq, amount] : freed)
       if (vq == q_) own_after -= amount;
     const double q_after = dominantShare(own_after, qs_.fair_share);
+    // Capacity the preemptor's queue is guaranteed is its own: taking it back from a
+    // queue that borrowed it may leave that queue further below its fair share than the
+    // preemptor's ends (gangs are indivisible), and still no loop can follow, since the
+    // preemptor's queue ends within its fair share and nobody reclaims from such a queue.
+    const bool within_guarantee = guaranteeShare(own_after, qs_.spec.guaranteed) <= 1.0 + 1e-12;
     for (const auto& [vq, amount] : freed) {
       const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
       if (vq == q_) {
@@ -357,7 +416,16 @@ class Search {
       }
       const double v_before = dominantShare(v.allocated, v.fair_share);
       const double v_after = dominantShare(v.allocated - amount, v.fair_share);
-      if (q_after > 1.0 + 1e-12 || q_after > v_after + 1e-12 || !(v_after < v_before))
+      // A queue within its fair share loses only borrowed work, and only to one taking
+      // back its guarantee.
+      const bool borrowed = guaranteeShare(v.allocated, v.spec.guaranteed) > 1.0;
+      if (v_before <= 1.0 && !(within_guarantee && borrowed))
+        return fmt::format(
+            "queue {} holds no more than its fair share and queue {} would end above its "
+            "guarantee",
+            v.spec.name, qs_.spec.name);
+      if (q_after > 1.0 + 1e-12 || (q_after > v_after + 1e-12 && !within_guarantee) ||
+          !(v_after < v_before))
         return fmt::format(
             "reclaiming from queue {} would leave it at {:.3f} of its fair share "
             "and queue {} at {:.3f}: the preemptor must not end above the victim",
@@ -376,12 +444,15 @@ class Search {
   ResourceVector request_;
   double share_before_ = 0;
   double share_after_ = 0;
-  std::vector<Candidate> candidates_;
+  std::vector<Candidate> candidates_;  // a heap of those not yet popped, then the popped
+  std::size_t popped_ = 0;
   std::optional<FitCounter> counter_;
   std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
+  std::size_t admitted_now_ = 0;    // useful victims skipped: admitted this cycle
+  bool take_back_ = false;          // may take borrowed work of queues above guarantee
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
 };

@@ -33,11 +33,17 @@ struct PreemptionPlan {
 //  - within its queue (withinQueue: LowerPriority), running gangs of lower priority;
 //  - reclaim (reclaim: true), running gangs of other queues above their fair share, when
 //    the preemptor's queue ends at or below its own fair share;
+//  - taking back a guarantee (reclaim: true), running gangs of other queues above their
+//    guarantee, when the preemptor's queue ends within both its guarantee and its fair
+//    share (free capacity fragmented across nodes can leave a queue below its guarantee
+//    while no queue is above its fair share);
 //  - never a gang with preemptible: false, nor one that ran less than its queue's
-//    minRuntimeSeconds;
+//    minRuntimeSeconds, nor one admitted in the current cycle;
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
 //  - checked again on the final victim set: the preemptor's queue ends no further above
-//    its fair share than any victim's queue ends, and every victim's queue loses share.
+//    its fair share than any victim's queue ends (waived when the preemptor's queue ends
+//    within its guarantee: it takes back what it lent), and every victim's queue loses
+//    share.
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                               Seconds now);

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "queueing/fair_share.h"
 #include "queueing/usage.h"
 #include "test/queueing/builders.h"
@@ -160,6 +162,37 @@ TEST_CASE("queues furthest below their fair share go first", "[queueing][fair-sh
   // a holds 16 (share 16/16 = 1), b holds 8 (8/16 = .5): b-new takes n4.
   CHECK(admitted(d, "b-new"));
   CHECK_FALSE(admitted(d, "a-new"));
+}
+
+}  // namespace
+}  // namespace troupe::queueing
+
+namespace troupe::queueing {
+namespace {
+
+TEST_CASE("guarantee share: compared on the resources the guarantee names",
+          "[queueing][fair-share]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Row {
+    const char* story;
+    ResourceVector allocated, guaranteed;
+    double share;
+  };
+  const std::vector<Row> rows = {
+      {"holds half its GPUs, and CPU it was never guaranteed", ResourceVector::of(8, 4000, 0),
+       ResourceVector::of(16, 0, 0), 0.5},
+      {"holds all it is guaranteed", ResourceVector::of(16, 0, 0), ResourceVector::of(16, 0, 0),
+       1.0},
+      {"the most held resource counts", ResourceVector::of(8, 3000, 0),
+       ResourceVector::of(16, 2000, 0), 1.5},
+      {"guaranteed nothing and holding nothing", ResourceVector{}, ResourceVector{}, 0.0},
+      {"guaranteed nothing: all it holds is borrowed", ResourceVector::of(1, 0, 0),
+       ResourceVector{}, inf},
+  };
+  for (const auto& row : rows) {
+    INFO(row.story);
+    CHECK(guaranteeShare(row.allocated, row.guaranteed) == row.share);
+  }
 }
 
 }  // namespace

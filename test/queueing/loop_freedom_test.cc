@@ -1,6 +1,7 @@
-// Property: on thousands of random small clusters, cycles reach a fixed point, and no
-// sequence of cycles evicts and re-admits the same gangs in a loop. Preempted gangs are
-// requeued at their original submit time (the engine does so itself).
+// Property: on thousands of random small clusters, cycles reach a fixed point, no
+// sequence of cycles evicts and re-admits the same gangs in a loop, and no cycle preempts
+// or shrinks a gang it admitted itself. Preempted gangs are requeued at their original
+// submit time (the engine does so itself).
 //   TROUPE_TEST_SEED=<n>   replays from seed n (the failing seed is printed)
 //   TROUPE_TEST_SCALE=<k>  runs k times as many clusters
 #include <catch2/catch.hpp>
@@ -106,6 +107,20 @@ void checkAccounting(const Engine& e, const World& w) {
   for (const auto& n : w.nodes) REQUIRE(used[n.name].fitsIn(n.allocatable));
 }
 
+// A cycle never undoes its own decision: a gang it admits is not also a victim of it.
+void checkNoSelfUndo(const Decisions& d, std::uint64_t seed, int cycle) {
+  std::set<std::string> started;
+  for (const auto& a : d.admissions) started.insert(a.gang);
+  for (const auto& p : d.preemptions) {
+    INFO("seed " << seed << ", cycle " << cycle << ": " << p.gang << " admitted and preempted");
+    CHECK(started.count(p.gang) == 0);
+  }
+  for (const auto& r : d.resizes) {
+    INFO("seed " << seed << ", cycle " << cycle << ": " << r.gang << " admitted and shrunk");
+    CHECK((r.removed.empty() || started.count(r.gang) == 0));
+  }
+}
+
 // Runs cycles until three in a row decide nothing. Returns the decisions, in order.
 struct Totals {
   std::size_t preemptions = 0, shrinks = 0, admissions = 0, cycles = 0;
@@ -145,6 +160,7 @@ std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Tot
     totals.admissions += d.admissions.size();
     for (const auto& r : d.resizes) totals.shrinks += r.removed.empty() ? 0 : 1;
     checkAccounting(e, w);
+    checkNoSelfUndo(d, seed, cycle);
     if (d.empty()) {
       ++quiet;
       continue;

@@ -171,3 +171,42 @@ TEST_CASE("a gang with two pod shapes places both", "[queueing][placement]") {
 
 }  // namespace
 }  // namespace troupe::queueing
+
+namespace troupe::queueing {
+namespace {
+
+using namespace testing;
+
+TEST_CASE("placement finds the one free node among many full ones, as nodes fill and free",
+          "[queueing][placement]") {
+  // 40 nodes: scans skip runs of nodes with too few free GPUs, so the free node is
+  // found wherever it sits, and a node freed in a run skipped before is found again.
+  Engine e = engineWith(rackOfNodes("n", 40, 40), {queue("a")});
+  for (int i = 0; i < 40; ++i) {
+    if (i == 37) continue;
+    REQUIRE(e.addRunning(runningOn(gang("full-" + std::to_string(i)).queue("a").gpus(8),
+                                   {"n-" + std::to_string(i)}))
+                .ok());
+  }
+  REQUIRE(e.submit(gang("first").queue("a").gpus(8).submittedAt(1)).ok());
+  Decisions d = e.schedule(10);
+  REQUIRE(admitted(d, "first"));
+  CHECK(admissionOf(d, "first")->pods[0].node == "n-37");
+  REQUIRE(e.submit(gang("second").queue("a").gpus(2).submittedAt(2)).ok());
+  d = e.schedule(11);
+  CHECK_FALSE(admitted(d, "second"));
+  REQUIRE(e.remove("full-3").ok());
+  d = e.schedule(12);
+  REQUIRE(admitted(d, "second"));
+  CHECK(admissionOf(d, "second")->pods[0].node == "n-3");
+  REQUIRE(e.submit(gang("third").queue("a").gpus(8).submittedAt(3)).ok());
+  d = e.schedule(13);
+  CHECK_FALSE(admitted(d, "third"));
+  REQUIRE(e.submit(gang("fourth").queue("a").gpus(6).submittedAt(4)).ok());
+  d = e.schedule(14);
+  REQUIRE(admitted(d, "fourth"));
+  CHECK(admissionOf(d, "fourth")->pods[0].node == "n-3");
+}
+
+}  // namespace
+}  // namespace troupe::queueing

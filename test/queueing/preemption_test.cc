@@ -167,3 +167,39 @@ TEST_CASE("a queue that would end above its fair share may not reclaim",
 
 }  // namespace
 }  // namespace troupe::queueing
+
+namespace troupe::queueing {
+namespace {
+
+using namespace testing;
+
+TEST_CASE("a gang admitted in a cycle is never a victim in that same cycle",
+          "[queueing][preemption][reclaim]") {
+  // Two 8-GPU nodes. Team a (guaranteed 8) ran a lot lately, so the borrower b is offered
+  // the free capacity first and fills both nodes; then a's gang, within its guarantee,
+  // would reclaim one of the gangs b was just given.
+  Engine e =
+      engineWith(rackOfNodes("n", 2, 2), {queue("a").guaranteedGpus(8).usageGpus(16), queue("b")});
+  REQUIRE(e.submit(gang("b-1").queue("b").gpus(8).submittedAt(0)).ok());
+  REQUIRE(e.submit(gang("b-2").queue("b").gpus(8).submittedAt(1)).ok());
+  REQUIRE(e.submit(gang("a-1").queue("a").gpus(8).submittedAt(2)).ok());
+  const Decisions first = e.schedule(10);
+  for (const auto& p : first.preemptions) {
+    INFO(p.gang << " admitted and preempted in one cycle");
+    CHECK_FALSE(admitted(first, p.gang));
+  }
+  for (const auto& r : first.resizes) {
+    INFO(r.gang << " admitted and shrunk in one cycle");
+    CHECK_FALSE(admitted(first, r.gang));
+  }
+  CHECK(e.isRunning("b-1"));
+  CHECK(e.isRunning("b-2"));
+  SECTION("the next cycle reclaims one of them, since both run by then") {
+    const Decisions next = e.schedule(11);
+    CHECK(preempted(next).size() == 1);
+    CHECK(admitted(next, "a-1"));
+  }
+}
+
+}  // namespace
+}  // namespace troupe::queueing
