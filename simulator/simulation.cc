@@ -126,6 +126,9 @@ class Replay {
   int64_t running_ = 0;
   int64_t done_ = 0;
   int64_t cycles_ = 0;
+  // When the engine said something changes with no event (a job starts to starve, a
+  // minRuntimeSeconds protection ends, a reservation's estimate runs out).
+  std::optional<int64_t> wakeup_;
   // Steps of a cycle that the same cycle undid (see apply()).
   int64_t superseded_ = 0;
 };
@@ -392,6 +395,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
     int64_t next = INT64_MAX;
     if (has_arrival) next = trace_[next_arrival].submit_s;
     if (!completions_.empty()) next = std::min(next, completions_.top().time);
+    if (wakeup_ && *wakeup_ > now) next = std::min(next, *wakeup_);
     TROUPE_CHECK(next >= now, "simulated time went back from {} to {}", now, next);
     // Usage decays over [now, next) with what ran during it.
     advanceUsage(next);
@@ -406,6 +410,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
     }
     queueing::Decisions decisions = engine_.schedule(now);
     ++cycles_;
+    wakeup_ = decisions.next_wakeup;
     apply(decisions, now);
     TROUPE_CHECK(ledger_.usedGpus() <= cluster_.totalGpus(), "{} GPUs held of {}",
                  ledger_.usedGpus(), cluster_.totalGpus());

@@ -74,7 +74,7 @@ Json configMap(const std::string& name, int value) {
 // Creates an object, then updates it a few times, then moves on to a new one, until the
 // server goes away.
 void writer(const ServeProcess& serve, int round, int thread, Ledger& ledger,
-            const std::atomic<bool>& stop) {
+            const std::atomic<bool>& stop, std::atomic<int>& acks) {
   auto client = clientFor(serve);
   for (int seq = 0; !stop.load(); ++seq) {
     Owned owned;
@@ -86,6 +86,7 @@ void writer(const ServeProcess& serve, int round, int thread, Ledger& ledger,
       ledger.unacked_creates.push_back(owned.name);
       return;
     }
+    acks.fetch_add(1);
     owned.uid = (*made)["metadata"]["uid"].get<std::string>();
     owned.acked = 0;
     std::int64_t version = versionOf(*made);
@@ -98,6 +99,7 @@ void writer(const ServeProcess& serve, int round, int thread, Ledger& ledger,
         owned.pending = value;
         break;
       }
+      acks.fetch_add(1);
       owned.acked = value;
       version = versionOf(*updated);
       current = *updated;
@@ -169,11 +171,17 @@ TEST_CASE("troupe serve killed with SIGKILL mid-burst loses no acknowledged writ
                                 {}});
     }
     std::atomic<bool> stop{false};
+    std::atomic<int> acks{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] { writer(serve, round, t, ledger, stop); });
+      threads.emplace_back([&, t] { writer(serve, round, t, ledger, stop, acks); });
+    // The burst is under way (however slow the machine), then the kill comes at a random
+    // moment of it.
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (acks.load() < 40 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::this_thread::sleep_for(
-        std::chrono::milliseconds(std::uniform_int_distribution<int>(300, 900)(random)));
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 400)(random)));
     serve.kill();
     stop = true;
     for (auto& t : threads) t.join();
