@@ -66,7 +66,8 @@ int jobIndex(const std::string& job) { return std::stoi(job.substr(job.find('-')
 // their pods are bound; times each pod from its job's create to its bind.
 Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
                                  const SchedulerBenchOptions& options, const std::string& name,
-                                 const std::string& group, int jobs, int replicas) {
+                                 const std::string& group, int jobs, int replicas,
+                                 const std::function<void(const std::string&)>& on_progress) {
   SchedulingPhase phase;
   phase.name = name;
   phase.jobs = jobs;
@@ -83,8 +84,14 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   });
   if (!run) return run.error();
   phase.jobs_created_per_second = jobs / run->seconds;
-  phase.bound = tracker.waitForBound(group, phase.pods,
-                                     Clock::now() + std::chrono::seconds(options.timeout_seconds));
+  on_progress(fmt::format("{} jobs created in {:.1f} s", jobs, run->seconds));
+  const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
+  for (;;) {
+    phase.bound = tracker.waitForBound(group, phase.pods,
+                                       std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+    if (phase.bound >= phase.pods || Clock::now() >= deadline) break;
+    on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
+  }
   auto binds = tracker.binds(group);
   std::vector<double> latency_ms;
   int64_t last_ns = first_ns;
@@ -123,7 +130,9 @@ Result<ReclaimAttempt> reclaim(ServeChild& server, PodBindTracker& tracker,
     auto job =
         server.client().get(kube::ObjectRef{kube::resources::kTrainingJobs, kNamespace, name, ""});
     if (job)
-      attempt.pending = (*job)["status"].value("pending", json::object()).value("message", "");
+      attempt.pending = job->value("status", json::object())
+                            .value("pending", json::object())
+                            .value("message", "");
   }
   return attempt;
 }
@@ -141,21 +150,13 @@ Status measureReclaim(ServeChild& server, PodBindTracker& tracker,
         return Status();
       });
   if (!run) return run.error();
-  // It may be held back from the last guaranteed GPUs: wait until every pod is bound or
-  // no pod was bound for 5 s.
+  // Every borrowing pod fits (the owner's guarantee is lent while it is unused).
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
-  int last = -1;
-  auto last_change = Clock::now();
-  while (Clock::now() < deadline) {
-    int now = tracker.bound("b");
-    if (now >= options.nodes) break;
-    if (now != last) {
-      last = now;
-      last_change = Clock::now();
-    } else if (Clock::now() - last_change > std::chrono::seconds(5)) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (;;) {
+    int bound = tracker.waitForBound("b", options.nodes,
+                                     std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+    if (bound >= options.nodes || Clock::now() >= deadline) break;
+    on_progress(fmt::format("{} of {} borrowing pods bound", bound, options.nodes));
   }
   result.borrower_pods_bound = tracker.bound("b");
   on_progress(fmt::format("borrowing queue holds {} of {} GPUs",
@@ -212,12 +213,13 @@ Result<SchedulerBenchResult> runSchedulerBench(
   if (!tracker) return tracker.error();
 
   on_progress(fmt::format("{} single-pod jobs", options.jobs));
-  auto single = runPhase(**server, **tracker, options, "single-pod jobs", "j", options.jobs, 1);
+  auto single =
+      runPhase(**server, **tracker, options, "single-pod jobs", "j", options.jobs, 1, on_progress);
   if (!single) return single.error();
   result.single = *single;
   on_progress(fmt::format("{} gangs of {} pods", options.gangs, options.gang_size));
   auto gangs = runPhase(**server, **tracker, options, fmt::format("gangs of {}", options.gang_size),
-                        "g", options.gangs, options.gang_size);
+                        "g", options.gangs, options.gang_size, on_progress);
   if (!gangs) return gangs.error();
   result.gangs = *gangs;
   on_progress("reclaim of one GPU");
