@@ -40,11 +40,13 @@ json queue(const std::string& name, int guaranteed_gpus) {
   return q;
 }
 
-// A TrainingJob of `replicas` pods asking for one CPU each (and `gpus` GPUs), that run
-// until deleted. Pods die at once when deleted, so a reclaim waits on no grace period.
+// A TrainingJob of `replicas` pods that run until deleted, each asking for `gpus` GPUs or,
+// with none, for one CPU. GPU pods ask for no CPU: the CPU pods of the earlier phases are
+// packed onto few nodes, whose CPUs they fill. Pods die at once when deleted, so a
+// reclaim waits on no grace period.
 json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {
-  json resources = {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
-  if (gpus > 0) resources["limits"] = {{"nvidia.com/gpu", gpus}};
+  json resources = gpus > 0 ? json{{"limits", {{"nvidia.com/gpu", gpus}}}}
+                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
   return {{"apiVersion", "troupe.dev/v1alpha1"},
           {"kind", "TrainingJob"},
           {"metadata", {{"name", name}}},
@@ -133,6 +135,7 @@ Result<ReclaimAttempt> reclaim(ServeChild& server, PodBindTracker& tracker,
       attempt.pending = job->value("status", json::object())
                             .value("pending", json::object())
                             .value("message", "");
+    if (attempt.pending.empty()) attempt.pending = "the operator has not written its status yet";
   }
   return attempt;
 }

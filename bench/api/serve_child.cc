@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,6 +82,8 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
   pid_t pid = ::fork();
   if (pid < 0) return makeError(ErrorCode::Internal, "fork", "cannot start troupe serve");
   if (pid == 0) {
+    // The server ends with the benchmark, even one that crashed or was killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       ::dup2(fd, 1);
