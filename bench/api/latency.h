@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+// Summaries of measured latencies, in milliseconds.
+namespace troupe::bench {
+
+struct LatencySummary {
+  std::size_t count = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double max_ms = 0;
+};
+
+// Nearest-rank percentiles of `samples_ms` (any order; empty gives zeros).
+LatencySummary summarize(std::vector<double> samples_ms);
+
+}  // namespace troupe::bench

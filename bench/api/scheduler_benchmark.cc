@@ -1,0 +1,253 @@
+#include "bench/api/scheduler_benchmark.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "bench/api/generated_cluster.h"
+#include "bench/api/parallel_requests.h"
+#include "bench/api/pod_bind_tracker.h"
+#include "bench/api/serve_child.h"
+
+namespace troupe::bench {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kNamespace = "bench";
+constexpr int kGpusPerNode = 8;
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+json queue(const std::string& name, int guaranteed_gpus) {
+  json q = {{"apiVersion", "troupe.dev/v1alpha1"},
+            {"kind", "Queue"},
+            {"metadata", {{"name", name}}},
+            {"spec", json::object()}};
+  if (guaranteed_gpus > 0) {
+    q["spec"]["resources"] = {{"nvidia.com/gpu", {{"guaranteed", guaranteed_gpus}}}};
+    q["spec"]["preemption"] = {{"reclaim", true}};
+  }
+  return q;
+}
+
+// A TrainingJob of `replicas` pods that run until deleted, each asking for `gpus` GPUs or,
+// with none, for one CPU. GPU pods ask for no CPU: the CPU pods of the earlier phases are
+// packed onto few nodes, whose CPUs they fill. Pods die at once when deleted, so a
+// reclaim waits on no grace period.
+json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {
+  json resources = gpus > 0 ? json{{"limits", {{"nvidia.com/gpu", gpus}}}}
+                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
+  return {{"apiVersion", "troupe.dev/v1alpha1"},
+          {"kind", "TrainingJob"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"queue", queue_name},
+            {"replicas", replicas},
+            {"template",
+             {{"spec",
+               {{"restartPolicy", "Never"},
+                {"terminationGracePeriodSeconds", 0},
+                {"containers", json::array({{{"name", "main"},
+                                             {"image", "registry.example.com/train:1"},
+                                             {"resources", resources}}})}}}}}}}};
+}
+
+int jobIndex(const std::string& job) { return std::stoi(job.substr(job.find('-') + 1)); }
+
+// Creates `jobs` jobs named <group>-<i> from `threads` connections and waits until all
+// their pods are bound; times each pod from its job's create to its bind.
+Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
+                                 const SchedulerBenchOptions& options, const std::string& name,
+                                 const std::string& group, int jobs, int replicas,
+                                 const std::function<void(const std::string&)>& on_progress) {
+  SchedulingPhase phase;
+  phase.name = name;
+  phase.jobs = jobs;
+  phase.pods = jobs * replicas;
+  std::vector<int64_t> created_ns(static_cast<std::size_t>(jobs), 0);
+  const int64_t first_ns = nowNs();
+  auto run = runParallel(server, options.threads, jobs, [&](kube::KubeClient& client, int i) {
+    created_ns[static_cast<std::size_t>(i)] = nowNs();
+    auto made =
+        client.create(kube::resources::kTrainingJobs, kNamespace,
+                      trainingJob(fmt::format("{}-{}", group, i), "bench", replicas, 0), {});
+    if (!made) return Status(made.error());
+    return Status();
+  });
+  if (!run) return run.error();
+  phase.jobs_created_per_second = jobs / run->seconds;
+  on_progress(fmt::format("{} jobs created in {:.1f} s", jobs, run->seconds));
+  const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
+  for (;;) {
+    phase.bound = tracker.waitForBound(group, phase.pods,
+                                       std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+    if (phase.bound >= phase.pods || Clock::now() >= deadline) break;
+    on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
+  }
+  auto binds = tracker.binds(group);
+  std::vector<double> latency_ms;
+  int64_t last_ns = first_ns;
+  for (const auto& bind : binds) {
+    int index = jobIndex(bind.job);
+    if (index < 0 || index >= jobs) continue;
+    latency_ms.push_back(
+        static_cast<double>(bind.at_ns - created_ns[static_cast<std::size_t>(index)]) / 1e6);
+    last_ns = std::max(last_ns, bind.at_ns);
+  }
+  phase.seconds = static_cast<double>(last_ns - first_ns) / 1e9;
+  phase.pods_bound_per_second = phase.seconds > 0 ? phase.bound / phase.seconds : 0;
+  phase.create_to_bound = summarize(std::move(latency_ms));
+  return phase;
+}
+
+// Creates job `name` of `gpus` GPUs in the guaranteed queue; waits for its pod.
+Result<ReclaimAttempt> reclaim(ServeChild& server, PodBindTracker& tracker,
+                               const SchedulerBenchOptions& options, const std::string& name,
+                               int gpus) {
+  ReclaimAttempt attempt;
+  attempt.gpus = gpus;
+  const std::string group = name.substr(0, name.find('-'));
+  const int preempted_before = tracker.deleted("b");
+  const int64_t start_ns = nowNs();
+  auto made = server.client().create(kube::resources::kTrainingJobs, kNamespace,
+                                     trainingJob(name, "owner", 1, gpus), {});
+  if (!made) return Error(made.error());
+  attempt.bound =
+      tracker.waitForBound(group, 1,
+                           Clock::now() + std::chrono::seconds(options.reclaim_wait_seconds)) >= 1;
+  if (attempt.bound)
+    attempt.ms = static_cast<double>(tracker.binds(group).front().at_ns - start_ns) / 1e6;
+  attempt.preempted = tracker.deleted("b") - preempted_before;
+  if (!attempt.bound) {
+    auto job =
+        server.client().get(kube::ObjectRef{kube::resources::kTrainingJobs, kNamespace, name, ""});
+    if (job)
+      attempt.pending = job->value("status", json::object())
+                            .value("pending", json::object())
+                            .value("message", "");
+    if (attempt.pending.empty()) attempt.pending = "the operator has not written its status yet";
+  }
+  return attempt;
+}
+
+Status measureReclaim(ServeChild& server, PodBindTracker& tracker,
+                      const SchedulerBenchOptions& options, SchedulerBenchResult& result,
+                      const std::function<void(const std::string&)>& on_progress) {
+  // The borrowing queue asks for every GPU: one 8-GPU single-pod job per node.
+  auto run =
+      runParallel(server, options.threads, options.nodes, [&](kube::KubeClient& client, int i) {
+        auto made =
+            client.create(kube::resources::kTrainingJobs, kNamespace,
+                          trainingJob(fmt::format("b-{}", i), "borrower", 1, kGpusPerNode), {});
+        if (!made) return Status(made.error());
+        return Status();
+      });
+  if (!run) return run.error();
+  // Every borrowing pod fits (the owner's guarantee is lent while it is unused).
+  const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
+  for (;;) {
+    int bound = tracker.waitForBound("b", options.nodes,
+                                     std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+    if (bound >= options.nodes || Clock::now() >= deadline) break;
+    on_progress(fmt::format("{} of {} borrowing pods bound", bound, options.nodes));
+  }
+  result.borrower_pods_bound = tracker.bound("b");
+  on_progress(fmt::format("borrowing queue holds {} of {} GPUs",
+                          result.borrower_pods_bound * kGpusPerNode, result.gpus));
+  auto one_gpu = reclaim(server, tracker, options, "r-1", 1);
+  if (!one_gpu) return one_gpu.error();
+  result.one_gpu = *one_gpu;
+  if (auto gone = server.client().remove(
+          kube::ObjectRef{kube::resources::kTrainingJobs, kNamespace, "r-1", ""}, {});
+      !gone)
+    return gone.error();
+  auto one_node = reclaim(server, tracker, options, "s-8", kGpusPerNode);
+  if (!one_node) return one_node.error();
+  result.one_node = *one_node;
+  return {};
+}
+
+}  // namespace
+
+Result<SchedulerBenchResult> runSchedulerBench(
+    const SchedulerBenchOptions& options,
+    const std::function<void(const std::string&)>& on_progress) {
+  SchedulerBenchResult result;
+  result.nodes = options.nodes;
+  result.gpus = options.nodes * kGpusPerNode;
+  const std::string cluster_file =
+      (std::filesystem::temp_directory_path() / fmt::format("troupe-bench-nodes-{}.yaml", getpid()))
+          .string();
+  GeneratedClusterShape shape;
+  shape.nodes = options.nodes;
+  shape.gpus_per_node = kGpusPerNode;
+  if (auto written = writeClusterFile(cluster_file, shape); !written) return written.error();
+  ServeChildOptions serve;
+  serve.cluster_file = cluster_file;
+  serve.crd_dir = options.crd_dir;
+  serve.operator_in_process = true;
+  serve.kubelets = options.kubelets;
+  serve.sim_speed = options.sim_speed;
+  on_progress(fmt::format("starting troupe serve on {} nodes", options.nodes));
+  auto server = ServeChild::start(serve);
+  std::filesystem::remove(cluster_file);
+  if (!server) return server.error();
+  auto& client = (*server)->client();
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
+  if (auto made = client.create(kube::resources::kNamespaces, "", ns, {}); !made)
+    return made.error();
+  // One big queue for the throughput phases; a borrower and an owner for the reclaim.
+  for (const auto& [name, gpus] : std::vector<std::pair<std::string, int>>{
+           {"bench", 0}, {"borrower", 0}, {"owner", kGpusPerNode}}) {
+    if (auto made = client.create(kube::resources::kQueues, "", queue(name, gpus), {}); !made)
+      return made.error();
+  }
+  auto tracker = PodBindTracker::start(client, kNamespace);
+  if (!tracker) return tracker.error();
+
+  on_progress(fmt::format("{} single-pod jobs", options.jobs));
+  auto single =
+      runPhase(**server, **tracker, options, "single-pod jobs", "j", options.jobs, 1, on_progress);
+  if (!single) return single.error();
+  result.single = *single;
+  on_progress(fmt::format("{} gangs of {} pods", options.gangs, options.gang_size));
+  auto gangs = runPhase(**server, **tracker, options, fmt::format("gangs of {}", options.gang_size),
+                        "g", options.gangs, options.gang_size, on_progress);
+  if (!gangs) return gangs.error();
+  result.gangs = *gangs;
+  on_progress("reclaim of one GPU");
+  if (auto done = measureReclaim(**server, **tracker, options, result, on_progress); !done)
+    return done.error();
+  auto memory = (*server)->memory();
+  result.rss_bytes = memory.rss_bytes;
+  result.hwm_bytes = memory.hwm_bytes;
+  tracker->reset();
+  (*server)->stop();
+  return result;
+}
+
+std::string schedulerMarkdownHeader() {
+  return "| phase | jobs | pods | bound | jobs created/s | pods bound/s | create to bound p50 / "
+         "p99 "
+         "ms | seconds |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+}
+
+std::string schedulerMarkdownRow(const SchedulingPhase& phase) {
+  return fmt::format("| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} |\n",
+                     phase.name, phase.jobs, phase.pods, phase.bound, phase.jobs_created_per_second,
+                     phase.pods_bound_per_second, phase.create_to_bound.p50_ms,
+                     phase.create_to_bound.p99_ms, phase.seconds);
+}
+
+}  // namespace troupe::bench

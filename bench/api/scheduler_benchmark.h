@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "bench/api/latency.h"
+#include "common/result.h"
+
+// `troupe bench scheduler`: the operator end to end. `troupe serve` with its in-process
+// operator on a generated cluster; TrainingJobs created over HTTPS; pods seen bound
+// through a watch.
+namespace troupe::bench {
+
+struct SchedulerBenchOptions {
+  int nodes = 5'000;  // 8 GPUs each, 16 nodes a rack
+  int jobs = 50'000;  // single-pod TrainingJobs
+  int gangs = 500;    // TrainingJobs of `gang_size` pods
+  int gang_size = 100;
+  int threads = 8;                // client connections creating jobs
+  bool kubelets = true;           // run the simulated kubelets in the server
+  double sim_speed = 100;         // of the simulated kubelets
+  int timeout_seconds = 600;      // per phase, for every pod to be bound
+  int reclaim_wait_seconds = 10;  // for a reclaiming job's pod to be bound
+  std::string crd_dir;
+};
+
+// One phase: jobs created as fast as `threads` connections go, every pod waited for.
+struct SchedulingPhase {
+  std::string name;
+  int jobs = 0;
+  int pods = 0;
+  int bound = 0;  // pods seen bound before the timeout
+  double jobs_created_per_second = 0;
+  double pods_bound_per_second = 0;  // bound / (last bind seen - first create sent)
+  double seconds = 0;                // first create sent -> last bind seen
+  LatencySummary create_to_bound;    // job create sent -> its pod seen with spec.nodeName
+};
+
+// One job in a queue guaranteed 8 GPUs (one node), while another queue borrows the rest.
+struct ReclaimAttempt {
+  int gpus = 0;         // the job asks for this many
+  bool bound = false;   // within the reclaim wait
+  double ms = 0;        // its create sent -> its pod seen bound
+  int preempted = 0;    // borrowing pods deleted meanwhile
+  std::string pending;  // the job's status.pending message when it was not bound
+};
+
+struct SchedulerBenchResult {
+  int nodes = 0;
+  int gpus = 0;
+  SchedulingPhase single;
+  SchedulingPhase gangs;
+  // A queue borrowing every GPU in 8-GPU pods, then a job of 1 GPU (the target), then,
+  // that one deleted, a job of 8 GPUs: the smallest victim frees exactly what it asks.
+  int borrower_pods_bound = 0;  // 8-GPU pods the borrowing queue holds before the reclaim
+  ReclaimAttempt one_gpu;
+  ReclaimAttempt one_node;
+  int64_t rss_bytes = 0;  // of the server (API server + operator + kubelets), at the end
+  int64_t hwm_bytes = 0;
+};
+
+// `on_progress` gets one line per step, for the impatient.
+Result<SchedulerBenchResult> runSchedulerBench(
+    const SchedulerBenchOptions& options,
+    const std::function<void(const std::string&)>& on_progress);
+
+std::string schedulerMarkdownHeader();
+std::string schedulerMarkdownRow(const SchedulingPhase& phase);
+
+}  // namespace troupe::bench

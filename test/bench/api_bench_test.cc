@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// `troupe bench server` and `troupe bench scheduler` run as real processes at their
+// smallest sizes, so the commands cannot rot. Nothing here judges speed: only that each
+// figure was measured (is positive) and lands in its row.
+namespace troupe::bench {
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout only
+};
+
+Run troupe(const std::string& args) {
+  std::string command = std::string(TROUPE_EXE) + " " + args;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  Run run;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.output.append(buf, n);
+  int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+// The cells of the Markdown row that starts with `first_cell`, trimmed; empty if none.
+std::vector<std::string> row(const std::string& output, const std::string& first_cell) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| " + first_cell + " |", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream parts(line.substr(1));
+    for (std::string cell; std::getline(parts, cell, '|');) {
+      auto begin = cell.find_first_not_of(' ');
+      auto end = cell.find_last_not_of(' ');
+      cells.push_back(begin == std::string::npos ? "" : cell.substr(begin, end - begin + 1));
+    }
+    return cells;
+  }
+  return {};
+}
+
+// "1.25 / 3.50" -> the two numbers.
+std::pair<double, double> pair(const std::string& cell) {
+  auto slash = cell.find('/');
+  REQUIRE(slash != std::string::npos);
+  return {std::stod(cell.substr(0, slash)), std::stod(cell.substr(slash + 1))};
+}
+
+TEST_CASE("troupe bench server measures creates, bindings, watch latency and memory",
+          "[bench][api-bench]") {
+  auto run = troupe(
+      "bench server --objects 200 --pods 40 --nodes 4 --threads 4 --watchers 10 "
+      "--watch-events 20 --watch-rate 100");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.output, Catch::Contains("- machine: "));
+  auto cells = row(run.output, "200");
+  REQUIRE(cells.size() == 11);
+  CHECK(std::stod(cells[1]) > 0);    // creates/s
+  CHECK(pair(cells[2]).second > 0);  // create p99
+  CHECK(std::stod(cells[3]) > 0);    // pod creates/s
+  CHECK(std::stod(cells[4]) > 0);    // bindings/s
+  CHECK(cells[5] == "10");           // watchers
+  CHECK(pair(cells[6]).second >= pair(cells[6]).first);
+  CHECK(std::stod(cells[7]) > 0);  // watch p99 from send
+  CHECK(cells[8] == "100.0%");     // every event reached every watcher
+  CHECK(std::stod(cells[9]) > 0);  // RSS MiB
+  CHECK(std::stod(cells[10]) >= std::stod(cells[9]));
+  CHECK_THAT(run.output, Catch::Contains("- 200 stored objects: creates "));
+  CHECK_THAT(run.output, Catch::Contains("not comparable (fewer watchers)"));
+}
+
+TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][api-bench]") {
+  auto run = troupe(
+      "bench scheduler --nodes 20 --jobs 50 --gangs 2 --gang-size 4 --timeout 60 --reclaim-wait 5");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.output, Catch::Contains("- machine: "));
+  auto single = row(run.output, "single-pod jobs");
+  REQUIRE(single.size() == 8);
+  CHECK(single[1] == "50");
+  CHECK(single[3] == "50");  // bound
+  CHECK(std::stod(single[5]) > 0);
+  CHECK(pair(single[6]).second >= pair(single[6]).first);
+  CHECK(pair(single[6]).first > 0);
+  auto gangs = row(run.output, "gangs of 4");
+  REQUIRE(gangs.size() == 8);
+  CHECK(gangs[2] == "8");
+  CHECK(gangs[3] == "8");
+  CHECK(std::stod(gangs[5]) > 0);
+  CHECK_THAT(run.output, Catch::Contains("the borrowing queue held 160 of 160 GPUs"));
+  CHECK_THAT(run.output, Catch::Contains("- reclaim of 1 GPU: "));
+  // Freeing one whole node for an 8-GPU job is always allowed: it must be measured.
+  CHECK_THAT(run.output, Catch::Contains("- reclaim of 8 GPUs: "));
+  CHECK_THAT(run.output, !Catch::Contains("- reclaim of 8 GPUs: not bound"));
+}
+
+TEST_CASE("troupe bench server refuses a size below one", "[bench][api-bench]") {
+  auto run = troupe("bench server --objects 0 2>&1");
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("--objects"));
+}
+
+}  // namespace
+}  // namespace troupe::bench
