@@ -254,26 +254,19 @@ class Cycle {
     if (next != kNever) out_.next_wakeup = next;
   }
 
-  // Sorts gangs by name. The first 16 bytes of each name go into two big-endian integers
-  // kept next to the id, so most comparisons touch neither the gang nor its string; equal
-  // prefixes fall back to the whole names. Same order as comparing the strings (bytes
-  // compare as unsigned char, and names hold no NUL).
+  // Sorts gangs by name. Each gang's name key (EngineState::name_keys) goes next to its
+  // id, so most comparisons touch neither the gang nor its string; equal keys fall back to
+  // the whole names. Same order as comparing the strings.
   void sortByName(std::vector<GangId>& gangs) const {
     struct Keyed {
       std::uint64_t hi, lo;
       GangId gang;
     };
-    auto word = [](const std::string& s, std::size_t from) {
-      std::uint64_t w = 0;
-      for (std::size_t i = from; i < from + 8; ++i)
-        w = (w << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0u);
-      return w;
-    };
     std::vector<Keyed> keyed;
     keyed.reserve(gangs.size());
     for (GangId g : gangs) {
-      const std::string& name = st_.gangName(g);
-      keyed.push_back(Keyed{word(name, 0), word(name, 8), g});
+      const NameKey& k = st_.name_keys[g];
+      keyed.push_back(Keyed{k.hi, k.lo, g});
     }
     std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
       if (a.hi != b.hi) return a.hi < b.hi;

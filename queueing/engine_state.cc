@@ -309,6 +309,16 @@ void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
   }
 }
 
+NameKey nameKey(const std::string& name) {
+  auto word = [&](std::size_t from) {
+    std::uint64_t w = 0;
+    for (std::size_t i = from; i < from + 8; ++i)
+      w = (w << 8) | (i < name.size() ? static_cast<unsigned char>(name[i]) : 0u);
+    return w;
+  };
+  return NameKey{word(0), word(8)};
+}
+
 GangId EngineState::newGang(GangSpec spec) {
   GangId g;
   if (!free_gang_ids.empty()) {
@@ -322,6 +332,8 @@ GangId EngineState::newGang(GangSpec spec) {
   GangState& gs = gangs[g];
   gs.spec = std::move(spec);
   gs.present = true;
+  if (name_keys.size() <= g) name_keys.resize(g + 1);
+  name_keys[g] = nameKey(gs.spec.name);
   gs.classes.reserve(gs.spec.pod_sets.size());
   for (const auto& ps : gs.spec.pod_sets) {
     gs.classes.push_back(classFor(*ps.shape));

@@ -167,6 +167,14 @@ struct Reservation {
   Seconds shadow_time = kNever;  // when the nodes are expected to be free
 };
 
+// A name's first 16 bytes as two big-endian words (0-padded): comparing two keys orders
+// the names as comparing the strings does, unless the keys are equal (then the names
+// decide). Bytes compare as unsigned char, and names hold no NUL.
+struct NameKey {
+  std::uint64_t hi = 0, lo = 0;
+};
+NameKey nameKey(const std::string& name);
+
 class EngineState {
  public:
   explicit EngineState(Policy p);
@@ -182,6 +190,10 @@ class EngineState {
   std::vector<QueueState> queues;
   std::unordered_map<std::string, QueueId> queue_ids;
   std::vector<GangState> gangs;
+  // By GangId: the first 16 bytes of the gang's name as two big-endian words, kept apart
+  // from `gangs` so that sorting many gangs by name reads 16 dense bytes per gang instead
+  // of each gang's state (see nameKey()).
+  std::vector<NameKey> name_keys;
   std::unordered_map<std::string, GangId> gang_ids;
   std::vector<GangId> free_gang_ids;
   // Gangs naming a queue that does not exist (yet), by queue name.

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "test/queueing/builders.h"
 #include "test/queueing/scenario.h"
@@ -54,6 +57,34 @@ TEST_CASE("explanations are reported when they change, and stay readable",
   d = e.schedule(11);
   CHECK(d.pending.empty());
   CHECK(reasonOf(e, "waiting") == PendingReason::NoPlacement);
+}
+
+TEST_CASE("pending explanations come in name order, also for names alike in their first bytes",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 1, 1), {queue("default")});
+  REQUIRE(e.addRunning(runningOn(gang("busy").gpus(8), {"n-0"})).ok());
+  // Names that share 16 bytes or more, prefixes of one another, and a short one.
+  const std::vector<std::string> names = {"training-job-abcdef-10",
+                                          "training-job-abcdef-9",
+                                          "training-job-abcdef-1",
+                                          "training-job-abcdef",
+                                          "training-job-abcdf",
+                                          "training-job-abcde",
+                                          "training-job-abcdef-1a",
+                                          "b",
+                                          "a"};
+  REQUIRE(e.submit(gang("zz-leaves").gpus(8)).ok());
+  for (const auto& n : names) REQUIRE(e.submit(gang(n).gpus(8).submittedAt(1)).ok());
+  // The departed gang's slot goes to a gang whose name sorts first.
+  REQUIRE(e.remove("zz-leaves").ok());
+  REQUIRE(e.submit(gang("0-takes-its-place").gpus(8).submittedAt(2)).ok());
+  const Decisions d = e.schedule(10);
+  std::vector<std::string> got;
+  for (const auto& p : d.pending) got.push_back(p.gang);
+  std::vector<std::string> want = names;
+  want.push_back("0-takes-its-place");
+  std::sort(want.begin(), want.end());
+  CHECK(got == want);
 }
 
 TEST_CASE("queue statuses report fair share and allocation every cycle",
