@@ -43,6 +43,8 @@ Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std
   // The server is local: the client-side limit only guards against runaway loops.
   config->qps = 1000;
   config->burst = 2000;
+  // The operator writes a gang's pods and bindings 16 at a time (operator/operator.cc).
+  config->max_idle_connections = 16;
   auto client = kube::BeastKubeClient::create(*config);
   if (!client) return client.error();
   operator_runtime::OperatorOptions options;

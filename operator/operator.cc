@@ -5,9 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "api/well_known.h"
 #include "common/log.h"
@@ -44,6 +48,22 @@ namespace ctl = controllers;
 namespace {
 
 constexpr const char* kFieldManager = "troupe-operator";
+// Writes of one gang (its pods' creation, its bindings) in flight at once. Each write waits
+// for the server to make it durable; issued together they share the server's commits.
+constexpr std::size_t kWriteWidth = 16;
+
+// Runs fn(i) for every i in [0, n), at most `width` at once, and returns when all are done.
+// fn must be safe to call from several threads (the kube client is).
+template <typename Fn>
+void concurrently(std::size_t n, std::size_t width, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::jthread> helpers;
+  for (std::size_t t = 1; t < std::min(width, n); ++t) helpers.emplace_back(worker);
+  worker();
+}
 constexpr const char* kJobPrefix = "TrainingJob:";
 constexpr const char* kGroupPrefix = "PodGroup:";
 const std::string kPreemptedByAnnotation(controllers::kPreemptedByAnnotation);
@@ -241,16 +261,16 @@ struct Operator::Runtime {
     return true;
   }
 
-  bool bindPod(const state::PlannedBinding& b) {
-    const std::string gpus = ctl::formatGpuIndices(b.gpus);
-    // One write per pod: kube-apiserver (and troupe serve) copy the Binding's annotations
-    // onto the pod, so the GPU indices arrive with the node name.
+  // The Binding of one pod; any thread. One write per pod: kube-apiserver (and troupe serve)
+  // copy the Binding's annotations onto the pod, so the GPU indices arrive with the node.
+  bool postBinding(const state::PlannedBinding& b) {
     Json binding{{"apiVersion", "v1"},
                  {"kind", "Binding"},
                  {"metadata",
                   {{"name", b.pod},
                    {"namespace", b.ns},
-                   {"annotations", {{std::string(api::kGpuIndicesAnnotation), gpus}}}}},
+                   {"annotations",
+                    {{std::string(api::kGpuIndicesAnnotation), ctl::formatGpuIndices(b.gpus)}}}}},
                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", b.node}}}};
     auto r = client.createSubresource({res::kPods, b.ns, b.pod, "binding"}, binding);
     if (!r) {
@@ -258,12 +278,32 @@ struct Operator::Runtime {
                 {{"pod", b.ns + "/" + b.pod}, {"node", b.node}, {"error", r.error().describe()}});
       return false;
     }
+    return true;
+  }
+
+  // Control thread: what the caches will show once they catch up with a binding.
+  void assumeBound(const state::PlannedBinding& b) {
     // The uid the cache holds, so a later pod of the same name is not taken for this one.
     std::string uid;
     if (auto cached = informer("pods").cache().get(b.ns + "/" + b.pod))
       uid = ctl::stringAt(*cached, "/metadata/uid");
-    assumed[b.ns + "/" + b.pod] = Assumed{uid, b.node, gpus, false, now() + 60};
-    return true;
+    assumed[b.ns + "/" + b.pod] =
+        Assumed{uid, b.node, ctl::formatGpuIndices(b.gpus), false, now() + 60};
+  }
+
+  // Binds every pod of `bindings` at once; returns which were bound. Those bound are
+  // assumed either way, so a caller can roll them back.
+  std::vector<char> bindAll(const std::vector<state::PlannedBinding>& bindings) {
+    std::vector<char> bound(bindings.size(), 0);
+    concurrently(bindings.size(), kWriteWidth,
+                 [&](std::size_t i) { bound[i] = postBinding(bindings[i]) ? 1 : 0; });
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+      if (bound[i]) assumeBound(bindings[i]);
+    return bound;
+  }
+
+  static bool allOf(const std::vector<char>& flags) {
+    return std::all_of(flags.begin(), flags.end(), [](char f) { return f != 0; });
   }
 
   // Writes the difference from `old_status` (as the cache holds it) to `status`.
@@ -298,18 +338,18 @@ struct Operator::Runtime {
                  {{"gang", record.gang}, {"error", s.error().describe()}});
       return false;
     }
-    std::vector<state::PlannedBinding> done;
-    for (const auto& b : record.bindings) {
-      if (!bindPod(b)) {
-        for (const auto& d : done) {
-          auto a = assumed[d.ns + "/" + d.pod];
-          deletePod({d.ns, d.pod, a.uid, record.gang, "RolledBack"});
-        }
-        (void)journal.complete(record.gang);
-        log::warn("gang admission rolled back", {{"gang", record.gang}, {"bound", done.size()}});
-        return false;
+    const auto bound = bindAll(record.bindings);
+    if (!allOf(bound)) {
+      std::size_t rolled_back = 0;
+      for (std::size_t i = 0; i < bound.size(); ++i) {
+        if (!bound[i]) continue;
+        const auto& d = record.bindings[i];
+        ++rolled_back;
+        deletePod({d.ns, d.pod, assumed[d.ns + "/" + d.pod].uid, record.gang, "RolledBack"});
       }
-      done.push_back(b);
+      (void)journal.complete(record.gang);
+      log::warn("gang admission rolled back", {{"gang", record.gang}, {"bound", rolled_back}});
+      return false;
     }
     if (auto s = journal.complete(record.gang); !s)
       log::error("journal close failed", {{"gang", record.gang}, {"error", s.error().describe()}});
@@ -337,8 +377,7 @@ struct Operator::Runtime {
       auto cluster = ctl::buildClusterSnapshot(gather(), {now(), {}});
       for (const auto& step : ctl::planRecovery(*open, cluster)) {
         if (step.finish) {
-          bool ok = true;
-          for (const auto& b : step.remaining) ok = ok && bindPod(b);
+          bool ok = allOf(bindAll(step.remaining));
           if (!ok) {
             for (const auto& g : cluster.gangs.at(step.gang).pods)
               if (g.bound()) deletePod({g.ns, g.name, g.uid, step.gang, "RolledBack"});
@@ -598,7 +637,10 @@ struct Operator::Runtime {
     in.pods = copies(informer("pods").cache().byIndex("job", key));
     auto plan = ctl::planTrainingJob(in);
     const auto ns = ctl::namespaceOf(*job);
-    for (const auto& object : plan.create) {
+    // The job's PodGroup, Service and pods, written together.
+    std::atomic<bool> create_failed{false};
+    concurrently(plan.create.size(), kWriteWidth, [&](std::size_t i) {
+      const Json& object = plan.create[i];
       const auto kind = object.value("kind", "");
       const auto& type = kind == "Pod"       ? res::kPods
                          : kind == "Service" ? res::kServices
@@ -606,9 +648,12 @@ struct Operator::Runtime {
       auto r = client.create(type, ns, object, {kFieldManager, false});
       if (!r && !r.error().isAlreadyExists()) {
         log::warn("create failed", {{"job", key}, {"kind", kind}, {"error", r.error().describe()}});
-        queue.addRateLimited(kJobPrefix + key);
-        return;
+        create_failed = true;
       }
+    });
+    if (create_failed) {
+      queue.addRateLimited(kJobPrefix + key);
+      return;
     }
     for (const auto& d : plan.deletions) deletePod(d);
     const auto old_phase = ctl::stringAt(*job, "/status/phase");

@@ -320,7 +320,8 @@ TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2
   CHECK(c.client().get({res::kPods, "default", "sc-0", ""}).ok());
   // Deletion is graceful: the pod lingers with a deletionTimestamp until its kubelet stops it.
   CHECK(c.eventually([&] { return !c.client().get({res::kPods, "default", "sc-3", ""}).ok(); }));
-  CHECK(phaseOf(c, "sc") == "Running");
+  // The two left start Running once their kubelet has started them.
+  CHECK(c.eventually([&] { return phaseOf(c, "sc") == "Running"; }));
 }
 
 TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
