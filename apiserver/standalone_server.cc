@@ -177,6 +177,11 @@ Status StandaloneServer::start() {
       if (!doc.is_object() || doc.value("kind", "") != "Node") continue;
       std::string name = metaString(doc, "name");
       if (s.store->get({"nodes", "", name})) continue;
+      // Recorded as `kubectl apply` records what it applied, so that applying the same file
+      // later (`kubectl apply -f examples/`) finds the nodes unchanged instead of warning.
+      json applied = doc;
+      doc["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] =
+          applied.dump() + "\n";
       auto made = s.objects->create(node_kind, "", doc, false);
       if (!made)
         return makeError(ErrorCode::Invalid, options.cluster_file,
