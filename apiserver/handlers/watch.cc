@@ -122,6 +122,13 @@ class WatchStream final : public http::ResponseStream,
     if (!sink) return;
     last_revision_ = std::max<Revision>(last_revision_, revision);
     if (!filter_.matches(object)) return;
+    if (representation_ == Representation::Object) {
+      if (!sink->push(objectLine(type, object, revision))) {
+        std::lock_guard lock(mu_);
+        sink_.reset();
+      }
+      return;
+    }
     json event_object;
     if (representation_ == Representation::Table) {
       json meta = {{"resourceVersion", std::to_string(revision)}};
@@ -138,6 +145,36 @@ class WatchStream final : public http::ResponseStream,
       std::lock_guard lock(mu_);
       sink_.reset();
     }
+  }
+
+  // Every watcher of an object's collection gets the same line for one of its events, and
+  // the store delivers an event to all of them in turn on one thread: serialize it once
+  // there, not once per watcher. A revision names one write, so (revision, type) names one
+  // event's line (a synthetic ADDED for an object last written at that revision has the same
+  // object, hence the same line).
+  static std::string objectLine(EventType type, const json& object, Revision revision) {
+    struct Cached {
+      Revision revision = 0;
+      EventType type = EventType::Added;
+      std::string uid;  // one thread may serve two stores (tests): the object must match too
+      std::string line;
+    };
+    thread_local Cached cached;
+    const auto meta = object.find("metadata");
+    const std::string* uid = nullptr;
+    if (meta != object.end() && meta->is_object()) {
+      auto u = meta->find("uid");
+      if (u != meta->end() && u->is_string()) uid = u->get_ptr<const std::string*>();
+    }
+    if (cached.line.empty() || cached.revision != revision || cached.type != type || !uid ||
+        cached.uid != *uid) {
+      cached.line = json({{"type", typeName(type)}, {"object", object}}).dump();
+      cached.line.push_back('\n');
+      cached.revision = revision;
+      cached.type = type;
+      cached.uid = uid ? *uid : std::string();
+    }
+    return cached.line;
   }
 
   void sendBookmark(http::StreamSink& sink) {
