@@ -508,7 +508,6 @@ struct Operator::Runtime {
       auto pg = informer("podgroups").cache().get(key);
       if (!pg) continue;
       auto owner = ctl::controllerOf(*pg);
-      const bool of_job = owner && owner->kind == api::kTrainingJobKind;
       auto explanation = engine.explanation(key);
       if (!explanation) continue;
       const auto& e = *explanation;
@@ -526,20 +525,18 @@ struct Operator::Runtime {
                    {"allocated", amount(e.queue_allocated)},
                    {"limit", amount(e.queue_limit)},
                    {"fairShare", amount(e.queue_fair_share)}};
-      if (!of_job) {
-        if (pg->value(Json::json_pointer("/status/pending"), Json()) == pending) continue;
-        patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg),
-                    Json{{"pending", pg->value(Json::json_pointer("/status/pending"), Json())}},
-                    Json{{"pending", pending}});
-        continue;
+      // Where the explanation goes: the owning TrainingJob, or the group of plain pods.
+      const kube::ResourceType* type = &res::kPodGroups;
+      kube::ObjectPtr target = pg;
+      if (owner && owner->kind == api::kTrainingJobKind) {
+        type = &res::kTrainingJobs;
+        target = informer("trainingjobs").cache().get(ctl::namespaceOf(*pg) + "/" + owner->name);
+        if (!target) continue;
       }
-      auto job_key = ctl::namespaceOf(*pg) + "/" + owner->name;
-      auto job = informer("trainingjobs").cache().get(job_key);
-      if (!job) continue;
-      if (job->value(Json::json_pointer("/status/pending"), Json()) == pending) continue;
-      patchStatus(res::kTrainingJobs, ctl::namespaceOf(*job), ctl::nameOf(*job),
-                  Json{{"pending", job->value(Json::json_pointer("/status/pending"), Json())}},
-                  Json{{"pending", pending}});
+      const Json current = target->value(Json::json_pointer("/status/pending"), Json());
+      if (current == pending) continue;
+      patchStatus(*type, ctl::namespaceOf(*target), ctl::nameOf(*target),
+                  Json{{"pending", current}}, Json{{"pending", pending}});
     }
   }
 
@@ -722,11 +719,8 @@ struct Operator::Runtime {
     // status.pending belongs to the scheduler loop while the group waits; once the group
     // is placed (or over), it goes.
     Json old_status = pg->value("status", Json::object());
-    if (old_status.contains("pending")) {
-      if (status.value("phase", "") == "Pending") {
-        status["pending"] = old_status["pending"];
-      }
-    }
+    if (old_status.contains("pending") && status.value("phase", "") == "Pending")
+      status["pending"] = old_status["pending"];
     if (old_status != status)
       patchStatus(res::kPodGroups, ctl::namespaceOf(*pg), ctl::nameOf(*pg), old_status, status);
     if (status.value("phase", "") == "Pending" && pg->contains("spec") &&

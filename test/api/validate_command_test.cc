@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "test/support/command.h"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -12,22 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int exit_code = -1;
-  std::string output;
-};
+using Run = testing::CommandResult;
 
 Run troupe(const std::string& args) {
-  std::string command = std::string(TROUPE_EXE) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Run run;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.output.append(buf, n);
-  int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return testing::runCommand(std::string(TROUPE_EXE) + " " + args);
 }
 
 fs::path writeTemp(const std::string& name, const std::string& text) {

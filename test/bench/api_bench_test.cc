@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "test/support/command.h"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -13,22 +15,11 @@
 namespace troupe::bench {
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string output;  // stdout only
-};
+using Run = testing::CommandResult;
 
+// stdout only: the figures; progress and serve's log go to stderr.
 Run troupe(const std::string& args) {
-  std::string command = std::string(TROUPE_EXE) + " " + args;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Run run;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.output.append(buf, n);
-  int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return testing::runCommand(std::string(TROUPE_EXE) + " " + args, /*with_stderr=*/false);
 }
 
 // The cells of the Markdown row that starts with `first_cell`, trimmed; empty if none.

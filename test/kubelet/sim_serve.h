@@ -1,35 +1,17 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <string>
 
-#include "test/support/https_client.h"
+#include "test/support/serve_process.h"
 
-// The real `troupe serve` as a child process on a free 127.0.0.1 port with its simulated
-// kubelets: a temp data dir, a cluster file written from `cluster_yaml`, and --sim-speed.
+// The real `troupe serve` as a child process with its simulated kubelets: a cluster file
+// written from `cluster_yaml`, and --sim-speed.
 namespace troupe::testing {
 
-class SimServe {
+class SimServe : public ServeProcess {
  public:
   SimServe(std::string cluster_yaml, double sim_speed);
-  ~SimServe();
-
-  // Starts and waits until /readyz answers ok (at most ~20 s); false if it did not.
-  bool start();
-  // SIGTERM, then waits; the exit status (-1 if it had to be killed).
-  int stop();
-
-  int port() const { return port_; }
-  std::string kubeconfig() const { return temp_.path() + "/data/kubeconfig"; }
-  const std::string& dir() const { return temp_.path(); }
-  std::string log() const;
-
- private:
-  TempDir temp_;
-  double sim_speed_;
-  int port_ = 0;
-  pid_t pid_ = -1;
+  const std::string& dir() const { return workDir(); }
 };
 
 // `kubectl --kubeconfig K ARGS` through the machine's kubectl (at most 60 s).

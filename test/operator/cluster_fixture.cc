@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <random>
 
 #include "controllers/object_json.h"
@@ -58,9 +57,9 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
               << "\n  labels:\n    kubernetes.io/hostname: " << name << "\n";
       if (options.nodes_per_rack > 0)
         cluster << "    troupe.dev/rack: rack-" << i / options.nodes_per_rack << "\n";
+      cluster << "status:\n";
       for (const char* section : {"capacity", "allocatable"})
-        cluster << (section[0] == 'c' ? "status:\n" : "") << "  " << section
-                << ":\n    nvidia.com/gpu: \"" << options.gpus_per_node
+        cluster << "  " << section << ":\n    nvidia.com/gpu: \"" << options.gpus_per_node
                 << "\"\n    cpu: \"64\"\n    memory: 512Gi\n    pods: \"110\"\n";
     }
   }

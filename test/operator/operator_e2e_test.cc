@@ -59,20 +59,30 @@ std::string phaseOf(ClusterFixture& c, const std::string& job) {
   return j ? ctl::stringAt(*j, "/status/phase") : "";
 }
 
-// The pods of a job that hold a node: bound, not finished, not being deleted.
-int boundPods(ClusterFixture& c, const std::string& job) {
+// The pods in "default" that match a label selector; null if the list failed.
+Json podsWith(ClusterFixture& c, const std::string& selector) {
   troupe::kube::ListOptions options;
-  options.label_selector = "troupe.dev/job-name=" + job;
+  options.label_selector = selector;
   auto pods = c.client().list(res::kPods, "default", options);
-  if (!pods) return -1;
+  return pods ? (*pods)["items"] : Json();
+}
+
+// The pods of a job (or of the selector) that hold a node: bound, not finished, not being
+// deleted.
+int boundPodsWith(ClusterFixture& c, const std::string& selector) {
+  const Json pods = podsWith(c, selector);
+  if (pods.is_null()) return -1;
   int n = 0;
-  for (const auto& p : (*pods)["items"]) {
+  for (const auto& p : pods) {
     auto phase = ctl::stringAt(p, "/status/phase");
     if (!ctl::stringAt(p, "/spec/nodeName").empty() && !ctl::isDeleting(p) &&
         phase != "Succeeded" && phase != "Failed")
       ++n;
   }
   return n;
+}
+int boundPods(ClusterFixture& c, const std::string& job) {
+  return boundPodsWith(c, "troupe.dev/job-name=" + job);
 }
 
 }  // namespace
@@ -225,15 +235,11 @@ std::string priorityClassYaml(const std::string& name, int value) {
 }
 
 std::vector<std::string> nodesOf(ClusterFixture& c, const std::string& job) {
-  troupe::kube::ListOptions options;
-  options.label_selector = "troupe.dev/job-name=" + job;
   std::vector<std::string> out;
-  auto pods = c.client().list(res::kPods, "default", options);
-  if (pods)
-    for (const auto& p : (*pods)["items"]) {
-      auto node = ctl::stringAt(p, "/spec/nodeName");
-      if (!node.empty() && !ctl::isDeleting(p)) out.push_back(node);
-    }
+  for (const auto& p : podsWith(c, "troupe.dev/job-name=" + job)) {
+    auto node = ctl::stringAt(p, "/spec/nodeName");
+    if (!node.empty() && !ctl::isDeleting(p)) out.push_back(node);
+  }
   return out;
 }
 
@@ -427,16 +433,7 @@ spec:
   queue: team-a
 ---
 )" + pod(0) + pod(1));
-  auto bound = [&] {
-    troupe::kube::ListOptions options;
-    options.label_selector = "troupe.dev/pod-group=pt";
-    auto pods = c.client().list(res::kPods, "default", options);
-    int n = 0;
-    if (pods)
-      for (const auto& p : (*pods)["items"])
-        if (!ctl::stringAt(p, "/spec/nodeName").empty()) ++n;
-    return n;
-  };
+  auto bound = [&] { return boundPodsWith(c, "troupe.dev/pod-group=pt"); };
   // Two of three: nobody starts.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   CHECK(bound() == 0);

@@ -37,19 +37,6 @@ std::string readFile(const std::string& path) {
 
 }  // namespace
 
-CommandResult runCommand(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
 TempDir::TempDir() {
   std::random_device rd;
   path_ = (std::filesystem::temp_directory_path() /

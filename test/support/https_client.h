@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "test/support/command.h"
+
 // A test client for HTTPS requests to a local server, driving the real curl binary (so
 // the server is exercised by a client that is not our own code).
 namespace troupe::testing {
@@ -25,13 +27,6 @@ struct HttpCall {
 };
 
 HttpReply httpsRequest(int port, const HttpCall& call);
-
-// Runs a shell command; returns its exit code and stdout+stderr.
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-CommandResult runCommand(const std::string& command);
 
 // A fresh empty directory under the system temp dir, removed by the destructor.
 class TempDir {

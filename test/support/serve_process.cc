@@ -46,9 +46,14 @@ bool ServeProcess::start() {
     dup2(fd, 1);
     dup2(fd, 2);
     std::string binary = troupeBinary();
-    execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data_dir_.c_str(), "--listen",
-          listen.c_str(), "--crds", crds.c_str(), "--kube-minor", kube_minor_.c_str(),
-          "--no-operator", static_cast<char*>(nullptr));
+    std::vector<std::string> args = {binary,         "serve",     "--data-dir",   data_dir_,
+                                     "--listen",     listen,      "--crds",       crds,
+                                     "--kube-minor", kube_minor_, "--no-operator"};
+    args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
     _exit(127);
   }
   for (int i = 0; i < 200; ++i) {
@@ -69,7 +74,7 @@ bool ServeProcess::start() {
 int ServeProcess::stop() {
   if (pid_ <= 0) return -1;
   ::kill(pid_, SIGTERM);
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 300; ++i) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
@@ -81,6 +86,11 @@ int ServeProcess::stop() {
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
   return -1;
+}
+
+void ServeProcess::addArguments(std::vector<std::string> args) {
+  extra_args_.insert(extra_args_.end(), std::make_move_iterator(args.begin()),
+                     std::make_move_iterator(args.end()));
 }
 
 void ServeProcess::kill() {

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "test/support/https_client.h"
 
@@ -29,12 +30,17 @@ class ServeProcess {
   const std::string& workDir() const { return temp_.path(); }
   std::string log() const;
 
+ protected:
+  // More `troupe serve` flags, for the next start().
+  void addArguments(std::vector<std::string> args);
+
  private:
   TempDir temp_;
   std::string kube_minor_;
   std::string data_dir_;
   int port_ = 0;
   pid_t pid_ = -1;
+  std::vector<std::string> extra_args_;
 };
 
 // Path of the built `troupe` executable.
