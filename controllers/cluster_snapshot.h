@@ -9,19 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "controllers/object_list.h"
 #include "queueing/snapshot.h"
 
 // The scheduler loop's input, built from the informer caches: API objects in, the
 // engine's snapshot out, with the index from each gang back to its pods.
 namespace troupe::controllers {
 
-// The objects of one moment, as the caches hold them.
+// The objects of one moment, as the caches hold them (shared, not copied).
 struct ApiObjects {
-  std::vector<nlohmann::json> nodes;
-  std::vector<nlohmann::json> pods;
-  std::vector<nlohmann::json> queues;
-  std::vector<nlohmann::json> pod_groups;
-  std::vector<nlohmann::json> priority_classes;
+  ObjectList nodes;
+  ObjectList pods;
+  ObjectList queues;
+  ObjectList pod_groups;
+  ObjectList priority_classes;
 };
 
 // One pod of a gang as the scheduler loop needs it.

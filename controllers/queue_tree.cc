@@ -9,7 +9,7 @@
 
 namespace troupe::controllers {
 
-std::map<std::string, Error> validateQueueTree(const std::vector<nlohmann::json>& queues) {
+std::map<std::string, Error> validateQueueTree(const ObjectList& queues) {
   std::map<std::string, std::string> parent_of;
   std::map<std::string, const nlohmann::json*> by_name;
   for (const auto& q : queues) {

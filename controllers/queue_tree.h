@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "controllers/object_list.h"
 
 namespace troupe::controllers {
 
@@ -14,6 +15,6 @@ namespace troupe::controllers {
 // guaranteed quota of a queue's children fits within its own, per resource. Returns the
 // invalid queues with the reason; a queue below an invalid one is invalid too (its
 // gangs cannot be placed in a tree that does not hold together). Sorted by queue name.
-std::map<std::string, Error> validateQueueTree(const std::vector<nlohmann::json>& queues);
+std::map<std::string, Error> validateQueueTree(const ObjectList& queues);
 
 }  // namespace troupe::controllers

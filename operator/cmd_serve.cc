@@ -43,8 +43,9 @@ Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std
   // The server is local: the client-side limit only guards against runaway loops.
   config->qps = 1000;
   config->burst = 2000;
-  // The operator writes a gang's pods and bindings 16 at a time (operator/operator.cc).
-  config->max_idle_connections = 16;
+  // The operator writes up to 16 objects per reconcile on 8 workers and 32 bindings at once
+  // (operator/operator.cc); connections beyond the idle pool would pay a TLS handshake each.
+  config->max_idle_connections = 64;
   auto client = kube::BeastKubeClient::create(*config);
   if (!client) return client.error();
   operator_runtime::OperatorOptions options;

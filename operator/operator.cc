@@ -51,6 +51,13 @@ constexpr const char* kFieldManager = "troupe-operator";
 // Writes of one gang (its pods' creation, its bindings) in flight at once. Each write waits
 // for the server to make it durable; issued together they share the server's commits.
 constexpr std::size_t kWriteWidth = 16;
+// Bindings of one cycle in flight at once, over every gang the cycle admits.
+constexpr std::size_t kBindWidth = 32;
+// A waiting job's status.pending is rewritten at once when its reason changes, but when
+// only its numbers move (the queue's allocation changes with every admission) at most this
+// often: with thousands of jobs waiting, rewriting each one every cycle would take more of
+// the API's write capacity than the bindings themselves.
+constexpr std::int64_t kPendingRefreshSeconds = 10;
 
 // Runs fn(i) for every i in [0, n), at most `width` at once, and returns when all are done.
 // fn must be safe to call from several threads (the kube client is).
@@ -126,15 +133,37 @@ struct Operator::Runtime {
   state::UsageHistory usage_history;
   state::JobAccounting accounting;
   std::atomic<bool> schedule_requested{true};
-  // Control-thread state.
+  // The reconcile workers act only while this replica leads and has recovered.
+  std::atomic<bool> acting{false};
+  std::atomic<std::int64_t> event_counter{0};
+  // The state store has one connection: one writer at a time (control thread, workers).
+  std::mutex db_mu;
+  state::StateDatabase& db;
+  // Our own pod writes the caches have not shown yet; the workers delete pods too.
+  std::mutex assumed_mu;
   std::map<std::string, Assumed> assumed;  // by "ns/pod"
+  // Control-thread state.
   std::map<std::string, state::QueueUsage> usage;
+  std::map<std::string, std::int64_t> pending_written_at;  // by target "kind:ns/name"
   std::int64_t last_usage_advance = 0;
   std::int64_t last_mirror = 0;
-  std::int64_t event_counter = 0;
+  // When the engine last said a cycle would have something new to decide (seconds).
+  std::optional<std::int64_t> next_wakeup;
 
-  Runtime(Operator& o, kube::KubeClient& c, state::StateDatabase& db)
-      : op(o), client(c), journal(db), usage_history(db), accounting(db) {}
+  Runtime(Operator& o, kube::KubeClient& c, state::StateDatabase& database)
+      : op(o),
+        client(c),
+        journal(database),
+        usage_history(database),
+        accounting(database),
+        db(database) {}
+
+  // Runs `body` holding the state store, in one transaction: its writes share one commit.
+  template <typename Body>
+  Status inTransaction(Body&& body) {
+    std::lock_guard lock(db_mu);
+    return db.transaction(std::forward<Body>(body));
+  }
 
   kube::Informer& informer(const std::string& name) { return *informers.at(name); }
   std::int64_t now() const {
@@ -256,7 +285,10 @@ struct Operator::Runtime {
                 {{"pod", d.ns + "/" + d.pod}, {"error", r.error().describe()}});
       return false;
     }
-    assumed[d.ns + "/" + d.pod] = Assumed{d.uid, "", "", true, now() + 60};
+    {
+      std::lock_guard lock(assumed_mu);
+      assumed[d.ns + "/" + d.pod] = Assumed{d.uid, "", "", true, now() + 60};
+    }
     log::info("pod deleted", {{"pod", d.ns + "/" + d.pod}, {"gang", d.gang}, {"reason", d.reason}});
     return true;
   }
@@ -287,6 +319,7 @@ struct Operator::Runtime {
     std::string uid;
     if (auto cached = informer("pods").cache().get(b.ns + "/" + b.pod))
       uid = ctl::stringAt(*cached, "/metadata/uid");
+    std::lock_guard lock(assumed_mu);
     assumed[b.ns + "/" + b.pod] =
         Assumed{uid, b.node, ctl::formatGpuIndices(b.gpus), false, now() + 60};
   }
@@ -331,34 +364,84 @@ struct Operator::Runtime {
       log::warn("podgroup annotation failed", {{"gang", gang}, {"error", r.error().describe()}});
   }
 
-  // Binds a whole gang: journal first, then every pod; a failure rolls the gang back.
-  bool admit(const state::AdmissionRecord& record) {
-    if (auto s = journal.begin(record); !s) {
-      log::error("journal write failed; gang not admitted",
-                 {{"gang", record.gang}, {"error", s.error().describe()}});
-      return false;
-    }
-    const auto bound = bindAll(record.bindings);
-    if (!allOf(bound)) {
-      std::size_t rolled_back = 0;
-      for (std::size_t i = 0; i < bound.size(); ++i) {
-        if (!bound[i]) continue;
-        const auto& d = record.bindings[i];
-        ++rolled_back;
-        deletePod({d.ns, d.pod, assumed[d.ns + "/" + d.pod].uid, record.gang, "RolledBack"});
+  // The uid of a pod we bound and the caches do not show yet.
+  std::optional<std::string> boundByUs(const std::string& key) {
+    std::lock_guard lock(assumed_mu);
+    auto it = assumed.find(key);
+    if (it == assumed.end() || it->second.deleted) return std::nullopt;
+    return it->second.uid;
+  }
+
+  // The uid our own write saw for a pod, or "".
+  std::string assumedUid(const std::string& key) {
+    std::lock_guard lock(assumed_mu);
+    auto it = assumed.find(key);
+    return it == assumed.end() ? std::string() : it->second.uid;
+  }
+
+  enum class Admission { NotJournaled, RolledBack, Bound };
+
+  // Carries out one cycle's gang admissions. Every record is journaled, in one transaction,
+  // before the first binding of any gang; then the pods of every gang are bound at once, so
+  // the server's group commits share their writes; a gang with a failed binding is rolled
+  // back whole. The records stay open for the caller to close with the accounting.
+  std::vector<Admission> bindGangs(const std::vector<const state::AdmissionRecord*>& records) {
+    std::vector<Admission> out(records.size(), Admission::NotJournaled);
+    if (records.empty()) return out;
+    auto journaled = inTransaction([&]() -> Status {
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        auto begun = journal.begin(*records[i]);
+        if (begun) {
+          out[i] = Admission::Bound;
+        } else if (begun.error().code == ErrorCode::AlreadyExists) {
+          log::error("gang already has an open admission; not admitted",
+                     {{"gang", records[i]->gang}, {"error", begun.error().describe()}});
+        } else {
+          return begun;
+        }
       }
-      (void)journal.complete(record.gang);
-      log::warn("gang admission rolled back", {{"gang", record.gang}, {"bound", rolled_back}});
-      return false;
+      return {};
+    });
+    if (!journaled) {
+      log::error("journal write failed; no gang admitted this cycle",
+                 {{"gangs", records.size()}, {"error", journaled.error().describe()}});
+      return std::vector<Admission>(records.size(), Admission::NotJournaled);
     }
-    if (auto s = journal.complete(record.gang); !s)
-      log::error("journal close failed", {{"gang", record.gang}, {"error", s.error().describe()}});
-    return true;
+    std::vector<std::pair<std::size_t, std::size_t>> pods;  // (record, binding)
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (out[i] == Admission::Bound)
+        for (std::size_t j = 0; j < records[i]->bindings.size(); ++j) pods.emplace_back(i, j);
+    std::vector<char> bound(pods.size(), 0);
+    concurrently(pods.size(), kBindWidth, [&](std::size_t k) {
+      bound[k] = postBinding(records[pods[k].first]->bindings[pods[k].second]) ? 1 : 0;
+    });
+    for (std::size_t k = 0; k < pods.size(); ++k) {
+      if (bound[k]) {
+        assumeBound(records[pods[k].first]->bindings[pods[k].second]);
+      } else {
+        out[pods[k].first] = Admission::RolledBack;
+      }
+    }
+    std::map<std::size_t, std::size_t> rolled_back;  // record -> pods unbound again
+    for (std::size_t k = 0; k < pods.size(); ++k) {
+      const auto i = pods[k].first;
+      if (!bound[k] || out[i] != Admission::RolledBack) continue;
+      const auto& b = records[i]->bindings[pods[k].second];
+      deletePod({b.ns, b.pod, assumedUid(b.ns + "/" + b.pod), records[i]->gang, "RolledBack"});
+      ++rolled_back[i];
+    }
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (out[i] == Admission::RolledBack)
+        log::warn("gang admission rolled back",
+                  {{"gang", records[i]->gang}, {"bound", rolled_back[i]}});
+    return out;
   }
 
   // ---- leadership ----
   void onStartedLeading() {
     log::info("leading: recovering from the journal and the API");
+    // The workers do not act before recovery ends; the lock says so to a reader as well.
+    std::lock_guard db_lock(db_mu);
     // Usage: the newer of the local copy and the Queue annotation mirror.
     auto local = usage_history.load();
     usage = local ? *local : std::map<std::string, state::QueueUsage>{};
@@ -382,8 +465,8 @@ struct Operator::Runtime {
             for (const auto& g : cluster.gangs.at(step.gang).pods)
               if (g.bound()) deletePod({g.ns, g.name, g.uid, step.gang, "RolledBack"});
             for (const auto& b : step.remaining)
-              if (assumed.contains(b.ns + "/" + b.pod) && !assumed[b.ns + "/" + b.pod].deleted)
-                deletePod({b.ns, b.pod, assumed[b.ns + "/" + b.pod].uid, step.gang, "RolledBack"});
+              if (auto uid = boundByUs(b.ns + "/" + b.pod))
+                deletePod({b.ns, b.pod, *uid, step.gang, "RolledBack"});
           }
           log::info("recovered half-bound gang", {{"gang", step.gang}, {"finished", ok}});
         } else {
@@ -401,14 +484,17 @@ struct Operator::Runtime {
   // ---- the caches, with our own writes assumed ----
   ctl::ApiObjects gather() {
     ctl::ApiObjects objects;
-    objects.nodes = copies(informer("nodes").cache().list());
-    objects.queues = copies(informer("queues").cache().list());
-    objects.pod_groups = copies(informer("podgroups").cache().list());
-    objects.priority_classes = copies(informer("priorityclasses").cache().list());
-    objects.pods = copies(informer("pods").cache().list());
+    objects.nodes = ctl::ObjectList(informer("nodes").cache().list());
+    objects.queues = ctl::ObjectList(informer("queues").cache().list());
+    objects.pod_groups = ctl::ObjectList(informer("podgroups").cache().list());
+    objects.priority_classes = ctl::ObjectList(informer("priorityclasses").cache().list());
+    objects.pods = ctl::ObjectList(informer("pods").cache().list());
+    std::lock_guard lock(assumed_mu);
+    if (assumed.empty()) return objects;
     const auto t = now();
     std::set<std::string> seen;
-    for (auto& p : objects.pods) {
+    for (std::size_t i = 0; i < objects.pods.size(); ++i) {
+      const Json& p = objects.pods[i];
       auto key = ctl::keyOf(p);
       auto it = assumed.find(key);
       if (it == assumed.end()) continue;
@@ -421,12 +507,14 @@ struct Operator::Runtime {
         assumed.erase(it);
         continue;
       }
+      Json changed = p;  // the cache's object stays as the API gave it
       if (a.deleted) {
-        p["metadata"]["deletionTimestamp"] = ctl::formatTimestamp(t);
+        changed["metadata"]["deletionTimestamp"] = ctl::formatTimestamp(t);
       } else {
-        p["spec"]["nodeName"] = a.node;
-        p["metadata"]["annotations"][std::string(api::kGpuIndicesAnnotation)] = a.gpus;
+        changed["spec"]["nodeName"] = a.node;
+        changed["metadata"]["annotations"][std::string(api::kGpuIndicesAnnotation)] = a.gpus;
       }
+      objects.pods.replace(i, std::move(changed));
     }
     std::erase_if(assumed, [&](const auto& kv) { return !seen.contains(kv.first); });
     return objects;
@@ -435,66 +523,121 @@ struct Operator::Runtime {
   // ---- the scheduling cycle ----
   void scheduleCycle() {
     const auto started = std::chrono::steady_clock::now();
+    // Milliseconds each step of the cycle took, for the debug log.
+    auto mark = started;
+    Json steps = Json::object();
+    auto step = [&](const char* name) {
+      const auto at = std::chrono::steady_clock::now();
+      steps[name] = std::chrono::duration<double, std::milli>(at - mark).count();
+      mark = at;
+    };
     const auto t = now();
     auto objects = gather();
     ctl::SnapshotOptions options{t, {}};
     for (const auto& [q, u] : usage) options.usage[q] = u.usage;
     auto cluster = ctl::buildClusterSnapshot(objects, options);
+    step("snapshot");
     queueing::Policy policy;
     policy.topology_levels = op.options_.topology_levels;
     auto loaded = ctl::loadEngine(cluster, policy);
     auto decisions = loaded.engine.schedule(t);
     decisions.cycle = op.cycles_.load() + 1;
+    next_wakeup = decisions.next_wakeup;
     auto plan = ctl::planActions(decisions, cluster, t);
+    step("engine");
 
     // Preemptions first: victims are deleted; their preemptors wait for the capacity.
     std::set<std::string> waiting_preemptors;
     for (const auto& p : plan.preempted) {
       waiting_preemptors.insert(p.preemptor);
       patchGroupAnnotation(p.gang, kPreemptedByAnnotation, p.preemptor);
-      (void)accounting.stopped(p.gang, t, state::StopReason::Preempted);
       op.metrics_.add("troupe_preemptions_total",
                       {{"queue", cluster.gangs.count(p.gang) ? cluster.gangs.at(p.gang).queue : ""},
                        {"reason", p.reason}});
     }
-    for (const auto& d : plan.deletions) deletePod(d);
-    for (const auto& record : plan.bindings) {
-      if (waiting_preemptors.contains(record.gang)) continue;
-      const auto& gang = cluster.gangs.at(record.gang);
-      const bool grow = gang.state == ctl::GangState::Running;
-      if (!admit(record)) continue;
-      std::int64_t gpus = 0;
-      for (const auto& b : record.bindings) gpus += static_cast<std::int64_t>(b.gpus.size());
-      if (grow) {
-        (void)accounting.resized(record.gang, t, gpus + gang.bound_requests[queueing::kGpu]);
-        continue;
+    if (!plan.preempted.empty()) {
+      auto s = inTransaction([&]() -> Status {
+        for (const auto& p : plan.preempted)
+          (void)accounting.stopped(p.gang, t, state::StopReason::Preempted);
+        return {};
+      });
+      if (!s) log::warn("accounting write failed", {{"error", s.error().describe()}});
+    }
+    concurrently(plan.deletions.size(), kWriteWidth,
+                 [&](std::size_t i) { deletePod(plan.deletions[i]); });
+
+    std::vector<const state::AdmissionRecord*> records;
+    for (const auto& record : plan.bindings)
+      if (!waiting_preemptors.contains(record.gang)) records.push_back(&record);
+    step("preempt");
+    const auto outcome = bindGangs(records);
+    step("bind");
+    std::map<std::string, std::int64_t> submitted_at;
+    for (const auto& g : cluster.snapshot.pending) submitted_at[g.name] = g.submit_time;
+    // The journal records close with the accounting they lead to, in one commit: after a
+    // crash either both are there or recovery finds the records open and closes them.
+    auto closed = inTransaction([&]() -> Status {
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        const auto& record = *records[i];
+        if (outcome[i] == Admission::NotJournaled) continue;
+        if (auto s = journal.complete(record.gang); !s) return s;
+        if (outcome[i] != Admission::Bound) continue;
+        const auto& gang = cluster.gangs.at(record.gang);
+        std::int64_t gpus = 0;
+        for (const auto& b : record.bindings) gpus += static_cast<std::int64_t>(b.gpus.size());
+        if (gang.state == ctl::GangState::Running) {
+          (void)accounting.resized(record.gang, t, gpus + gang.bound_requests[queueing::kGpu]);
+          continue;
+        }
+        auto submit = submitted_at.find(record.gang);
+        (void)accounting.submitted(record.gang, record.queue,
+                                   submit == submitted_at.end() ? t : submit->second);
+        (void)accounting.started(record.gang, t, gpus);
       }
-      std::int64_t submit = t;
-      for (const auto& g : cluster.snapshot.pending)
-        if (g.name == record.gang) submit = g.submit_time;
-      (void)accounting.submitted(record.gang, record.queue, submit);
-      (void)accounting.started(record.gang, t, gpus);
+      return {};
+    });
+    if (!closed)
+      log::error("journal close failed",
+                 {{"gangs", records.size()}, {"error", closed.error().describe()}});
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const auto& record = *records[i];
+      if (outcome[i] != Admission::Bound) continue;
+      if (cluster.gangs.at(record.gang).state == ctl::GangState::Running) continue;  // grown
       auto pg = informer("podgroups").cache().get(record.gang);
       if (pg && !ctl::annotation(*pg, kPreemptedByAnnotation).empty())
         patchGroupAnnotation(record.gang, kPreemptedByAnnotation, nullptr);
+      auto submit = submitted_at.find(record.gang);
+      const auto waited = submit == submitted_at.end() ? 0 : t - submit->second;
       op.metrics_.add("troupe_admissions_total", {{"queue", record.queue}});
       op.metrics_.observe("troupe_submission_to_admission_seconds", {{"queue", record.queue}},
-                          static_cast<double>(std::max<std::int64_t>(0, t - submit)));
+                          static_cast<double>(std::max<std::int64_t>(0, waited)));
       log::info("gang admitted",
                 {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
     }
-    for (const auto& e : plan.events) recordGangEvent(e);
+    step("journal");
+    concurrently(plan.events.size(), kWriteWidth,
+                 [&](std::size_t i) { recordGangEvent(plan.events[i]); });
+    step("events");
     for (const auto& s : plan.skipped)
       log::debug("decision skipped", {{"gang", s.key}, {"why", s.error.message}});
     for (const auto& p : loaded.problems)
       log::debug("object refused by the engine",
                  {{"kind", p.kind}, {"object", p.key}, {"error", p.error.describe()}});
 
-    publishPending(loaded.engine, cluster);
+    publishPending(loaded.engine, cluster, t);
+    step("pending");
     publishQueues(objects, loaded.engine, cluster, t);
     advanceUsage(loaded.engine, cluster, t);
+    step("queues");
 
     op.cycles_ += 1;
+    log::debug("scheduling cycle", {{"cycle", decisions.cycle},
+                                    {"pods", objects.pods.size()},
+                                    {"gangs", cluster.gangs.size()},
+                                    {"pending", cluster.snapshot.pending.size()},
+                                    {"admitted", records.size()},
+                                    {"deleted", plan.deletions.size()},
+                                    {"ms", steps}});
     op.metrics_.observe(
         "troupe_scheduling_cycle_duration_seconds", {},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -502,7 +645,16 @@ struct Operator::Runtime {
 
   // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods
   // form the gang: the engine's explanation with the numbers.
-  void publishPending(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster) {
+  void publishPending(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
+                      std::int64_t t) {
+    struct Write {
+      const kube::ResourceType* type;
+      ObjectPtr target;
+      Json current;
+      Json pending;
+    };
+    std::vector<Write> writes;
+    std::map<std::string, std::int64_t> written_at;  // what pending_written_at becomes
     for (const auto& [key, gang] : cluster.gangs) {
       if (gang.state != ctl::GangState::Pending) continue;
       auto pg = informer("podgroups").cache().get(key);
@@ -533,11 +685,27 @@ struct Operator::Runtime {
         target = informer("trainingjobs").cache().get(ctl::namespaceOf(*pg) + "/" + owner->name);
         if (!target) continue;
       }
-      const Json current = target->value(Json::json_pointer("/status/pending"), Json());
+      Json current = target->value(Json::json_pointer("/status/pending"), Json());
+      const auto target_key = type->kind + ":" + ctl::keyOf(*target);
+      auto last = pending_written_at.find(target_key);
+      if (last != pending_written_at.end()) written_at[target_key] = last->second;
       if (current == pending) continue;
-      patchStatus(*type, ctl::namespaceOf(*target), ctl::nameOf(*target),
-                  Json{{"pending", current}}, Json{{"pending", pending}});
+      // Same reason, other numbers: refreshed now and then, not every cycle.
+      const bool same_reason = current.is_object() &&
+                               current.value("reason", "") == pending.value("reason", "") &&
+                               current.value("queue", "") == pending.value("queue", "");
+      if (same_reason && last != pending_written_at.end() &&
+          t - last->second < kPendingRefreshSeconds)
+        continue;
+      written_at[target_key] = t;
+      writes.push_back({type, target, std::move(current), std::move(pending)});
     }
+    pending_written_at = std::move(written_at);
+    concurrently(writes.size(), kWriteWidth, [&](std::size_t i) {
+      const auto& w = writes[i];
+      patchStatus(*w.type, ctl::namespaceOf(*w.target), ctl::nameOf(*w.target),
+                  Json{{"pending", w.current}}, Json{{"pending", w.pending}});
+    });
   }
 
   void publishQueues(const ctl::ApiObjects& objects, const queueing::Engine& engine,
@@ -546,14 +714,14 @@ struct Operator::Runtime {
     std::map<std::string, ctl::QueueCounts> counts;
     std::map<std::string, queueing::ResourceVector> pending_requests;
     for (const auto& [key, gang] : cluster.gangs) {
-      if (gang.state == ctl::GangState::Pending) {
-        counts[gang.queue].pending += 1;
-        for (const auto& g : cluster.snapshot.pending)
-          if (g.name == key)
-            for (const auto& ps : g.pod_sets)
-              pending_requests[gang.queue] += ps.shape->requests * ps.min_count;
-      }
+      if (gang.state == ctl::GangState::Pending) counts[gang.queue].pending += 1;
       if (gang.state == ctl::GangState::Running) counts[gang.queue].running += 1;
+    }
+    for (const auto& g : cluster.snapshot.pending) {
+      auto gang = cluster.gangs.find(g.name);
+      if (gang == cluster.gangs.end() || gang->second.state != ctl::GangState::Pending) continue;
+      for (const auto& ps : g.pod_sets)
+        pending_requests[gang->second.queue] += ps.shape->requests * ps.min_count;
     }
     op.metrics_.clear("troupe_queue_guaranteed");
     op.metrics_.clear("troupe_queue_fair_share");
@@ -591,6 +759,7 @@ struct Operator::Runtime {
     if (elapsed <= 0) return;
     last_usage_advance = t;
     queueing::Policy policy;
+    std::vector<std::string> changed;
     for (const auto& spec : cluster.snapshot.queues) {
       auto computed = engine.queueStatus(spec.name);
       if (!computed) continue;
@@ -606,8 +775,14 @@ struct Operator::Runtime {
       for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
         if (next[slot] != 0) u.usage[cluster.names.name(slot)] = next[slot];
       u.updated_at = t;
-      (void)usage_history.save(spec.name, u);
+      changed.push_back(spec.name);
     }
+    auto saved = inTransaction([&]() -> Status {
+      for (const auto& q : changed)
+        if (auto s = usage_history.save(q, usage[q]); !s) return s;
+      return {};
+    });
+    if (!saved) log::warn("usage history write failed", {{"error", saved.error().describe()}});
     if (t - last_mirror >= op.options_.usage_mirror_interval.count()) {
       last_mirror = t;
       for (const auto& [q, u] : usage) {
@@ -676,7 +851,7 @@ struct Operator::Runtime {
           kube::DeleteOptions{"Background", std::nullopt, std::nullopt, std::nullopt, false});
       if (!r && !r.error().isNotFound())
         log::warn("ttl delete failed", {{"job", key}, {"error", r.error().describe()}});
-      (void)accounting.forget(key);
+      (void)inTransaction([&] { return accounting.forget(key); });
     }
     if (plan.requeue_after)
       queue.addAfter(kJobPrefix + key, std::chrono::seconds(*plan.requeue_after));
@@ -688,18 +863,19 @@ struct Operator::Runtime {
     const auto t = now();
     const auto queue_name = ctl::stringAt(job, "/spec/queue");
     log::info("job phase", {{"job", key}, {"from", from}, {"to", to}});
+    auto stopped = [&](state::StopReason reason) {
+      (void)inTransaction([&] { return accounting.stopped(key, t, reason); });
+    };
     if (to == "Running") {
       auto created =
           ctl::parseTimestamp(ctl::stringAt(job, "/metadata/creationTimestamp")).value_or(t);
       op.metrics_.observe("troupe_submission_to_running_seconds", {{"queue", queue_name}},
                           static_cast<double>(std::max<std::int64_t>(0, t - created)));
     }
-    if (to == "Succeeded" || to == "Failed")
-      (void)accounting.stopped(key, t, state::StopReason::Finished);
-    if (to == "Suspended" && from != "Suspended")
-      (void)accounting.stopped(key, t, state::StopReason::Suspended);
+    if (to == "Succeeded" || to == "Failed") stopped(state::StopReason::Finished);
+    if (to == "Suspended" && from != "Suspended") stopped(state::StopReason::Suspended);
     if (plan.status.value("restarts", 0) > job.value(Json::json_pointer("/status/restarts"), 0)) {
-      (void)accounting.stopped(key, t, state::StopReason::Restarted);
+      stopped(state::StopReason::Restarted);
       op.metrics_.add("troupe_gang_restarts_total", {{"queue", queue_name}});
     }
   }
@@ -801,6 +977,8 @@ void Operator::start() {
     metrics_.set("troupe_leader", {}, 1);
   }
   control_thread_ = std::jthread([this](std::stop_token stop) { controlLoop(stop); });
+  for (int i = 0; i < std::max(1, options_.reconcile_workers); ++i)
+    workers_.emplace_back([this](std::stop_token stop) { reconcileLoop(stop); });
 }
 
 void Operator::stop() {
@@ -808,8 +986,10 @@ void Operator::stop() {
   if (!started_) return;
   started_ = false;
   control_thread_.request_stop();
+  for (auto& w : workers_) w.request_stop();
   runtime_->queue.shutDown();
   if (control_thread_.joinable()) control_thread_.join();
+  workers_.clear();  // joins: each finishes the reconcile in hand
   elector_thread_.request_stop();
   if (elector_thread_.joinable()) elector_thread_.join();
   for (auto& [_, informer] : runtime_->informers) informer->stop();
@@ -825,25 +1005,44 @@ void Operator::controlLoop(std::stop_token stop) {
     metrics_.set("troupe_caches_synced", {}, synced_now ? 1 : 0);
     if (!leading_ || !synced_now) {
       was_leading = false;
+      runtime_->acting = false;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
     if (!was_leading) {
       runtime_->onStartedLeading();
       was_leading = true;
-    }
-    if (auto item = runtime_->queue.getFor(std::chrono::milliseconds(50))) {
-      runtime_->process(*item);
-      runtime_->queue.done(*item);
-      runtime_->queue.forget(*item);
+      runtime_->acting = true;
     }
     const auto since = std::chrono::steady_clock::now() - last_cycle;
-    if ((runtime_->schedule_requested && since >= options_.min_cycle_gap) ||
+    // The engine's own next moment (a starving deadline, a runtime estimate ending) brings
+    // the timer forward.
+    const bool wakeup_due = runtime_->next_wakeup && runtime_->now() >= *runtime_->next_wakeup;
+    if (((runtime_->schedule_requested || wakeup_due) && since >= options_.min_cycle_gap) ||
         since >= options_.cycle_interval) {
       runtime_->schedule_requested = false;
       runtime_->scheduleCycle();
       last_cycle = std::chrono::steady_clock::now();
+      continue;
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  runtime_->acting = false;
+}
+
+// Reconciles TrainingJobs and PodGroups from the work queue; several run at once, never
+// two on one key (the work queue's rule), each level-triggered on what the caches hold.
+void Operator::reconcileLoop(std::stop_token stop) {
+  while (!stop.stop_requested() && !runtime_->queue.shuttingDown()) {
+    if (!runtime_->acting) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    auto item = runtime_->queue.getFor(std::chrono::milliseconds(100));
+    if (!item) continue;
+    runtime_->process(*item);
+    runtime_->queue.done(*item);
+    runtime_->queue.forget(*item);
   }
 }
 

@@ -24,12 +24,13 @@ namespace troupe::state {
 class StateDatabase;
 }
 
-// The Troupe operator: informer caches fed by list and watch, one control thread that
-// reconciles TrainingJobs and PodGroups from a rate-limited work queue and runs the
-// scheduling cycle (on events, and on a timer), leader election on a Lease, and the state
-// store. It talks to the API only through a KubeClient, so `troupe operator` (against a
-// real cluster) and `troupe serve` (in-process, against its own API) run the same code.
-// docs/operator.md describes it for users.
+// The Troupe operator: informer caches fed by list and watch, reconcile workers that
+// bring TrainingJobs and PodGroups to their specs from a rate-limited work queue, one
+// control thread that runs the scheduling cycle (on events, on a timer, and when the
+// engine says something new is due), leader election on a Lease, and the state store. It talks to
+// the API only through a KubeClient, so `troupe operator` (against a real cluster) and `troupe
+// serve` (in-process, against its own API) run the same code. docs/operator.md describes it for
+// users.
 namespace troupe::operator_runtime {
 
 struct OperatorOptions {
@@ -42,6 +43,8 @@ struct OperatorOptions {
   // A scheduling cycle runs at most this often on events, and at least this often anyway.
   std::chrono::milliseconds min_cycle_gap{200};
   std::chrono::milliseconds cycle_interval{2000};
+  // Threads reconciling TrainingJobs and PodGroups beside the scheduling thread.
+  int reconcile_workers = 8;
   // How often decayed usage is mirrored into the Queues' troupe.dev/decayed-usage annotation.
   std::chrono::seconds usage_mirror_interval{60};
   std::chrono::seconds lease_duration{15};
@@ -79,6 +82,7 @@ class Operator {
   Operator(kube::KubeClient& client, OperatorOptions options, const TimeSource& time,
            std::unique_ptr<state::StateDatabase> db);
   void controlLoop(std::stop_token stop);
+  void reconcileLoop(std::stop_token stop);
 
   kube::KubeClient& client_;
   const OperatorOptions options_;
@@ -92,6 +96,7 @@ class Operator {
   bool started_ = false;
   std::jthread elector_thread_;
   std::jthread control_thread_;
+  std::vector<std::jthread> workers_;
 };
 
 }  // namespace troupe::operator_runtime

@@ -19,8 +19,8 @@ std::vector<Json> gangPods(const std::string& group, int n, int gpus) {
   return out;
 }
 
-void append(std::vector<Json>& to, const std::vector<Json>& more) {
-  to.insert(to.end(), more.begin(), more.end());
+void append(ObjectList& to, const std::vector<Json>& more) {
+  for (const auto& object : more) to.push_back(object);
 }
 
 }  // namespace
