@@ -70,14 +70,19 @@ class Cycle {
       st_.static_ok.clear();
       st_.static_bad.clear();
     }
-    // Shares moved, or a protected victim came of age: earlier searches may now succeed.
-    if (st_.preempt_alloc_version != st_.alloc_version || now_ >= st_.protection_expiry) {
+    // A protected victim came of age: earlier searches may now succeed.
+    if (now_ >= st_.protection_expiry) {
       st_.preempt_memo.clear();
       ++st_.preempt_generation;
       st_.protection_expiry = kNever;
+    } else if (st_.preempt_alloc_version != st_.alloc_version) {
+      // Allocations or shares moved: keep only the failures that provably still fail.
+      ++st_.preempt_epoch;
+      // Released capacity clears them all below.
+      if (st_.memo_release_version == st_.release_version) keepFailuresThatStillFail();
     }
-    // Answers found from here on hold for the allocations as they are now; any change,
-    // even later in this cycle, voids them at the start of the next.
+    // Answers found from here on hold for the allocations as they are now; a change, even
+    // later in this cycle, is checked at the start of the next.
     st_.preempt_alloc_version = st_.alloc_version;
     if (st_.memo_release_version != st_.release_version) {
       // Capacity grew since the last cycle: recompute, kind by kind, how many pods fit now
@@ -96,6 +101,42 @@ class Cycle {
       st_.preempt_memo.clear();
       ++st_.preempt_generation;
     }
+  }
+
+  // Drops the remembered preemption failures that a move of allocations or fair shares
+  // (with no capacity released: that clears them all) may have turned into successes, and
+  // marks their queues for another look (PreemptFailureKind says what stays failed).
+  void keepFailuresThatStillFail() {
+    for (auto it = st_.preempt_memo.begin(); it != st_.preempt_memo.end();) {
+      if (stillFails(it->first, it->second)) {
+        ++it;
+        continue;
+      }
+      st_.queues[static_cast<std::size_t>(it->first.queue)].preempt_voided = true;
+      it = st_.preempt_memo.erase(it);
+    }
+  }
+
+  bool stillFails(const MemoKey& key, const PreemptFailure& f) {
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(key.queue)];
+    if (!qs.present) return false;
+    // The fewest pods the answer covers: more pods ask more and get no more candidates.
+    const ResourceVector request = key.request * f.min_failing;
+    switch (f.kind) {
+      case PreemptFailureKind::Volatile: return false;
+      case PreemptFailureKind::Exhausted: {
+        std::vector<QueueId> now = reclaimSources(st_, key.queue, request);
+        std::sort(now.begin(), now.end());
+        return std::includes(f.sources.begin(), f.sources.end(), now.begin(), now.end());
+      }
+      case PreemptFailureKind::NoCandidates: {
+        if (qs.dirty || dominantShare(qs.allocated + request, qs.fair_share) <= 1.0) return false;
+        const auto& over = st_.overShareQueues();
+        return std::any_of(over.begin(), over.end(),
+                           [&](const auto& v) { return v.first != key.queue; });
+      }
+    }
+    return false;
   }
 
   // Capacity grew for someone since the memos were filled: forget their failures.
@@ -583,7 +624,10 @@ class Cycle {
 
     why.reason = PendingReason::NoPlacement;
     if (st_.policy.preemption) {
-      if (!preemptionKnownToFail(g, least, why) && searches_ < st_.policy.max_preemption_searches) {
+      const bool known = preemptionKnownToFail(g, least, why);
+      // Not searched for want of budget: its answer is unknown, so any move may change it.
+      if (!known && searches_ >= st_.policy.max_preemption_searches) markPreemptVolatile(q);
+      if (!known && searches_ < st_.policy.max_preemption_searches) {
         PreemptionPlan plan = planPreemption(st_, g, least, now_);
         if (plan.searched) ++searches_;  // the budget counts real searches only
         st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
@@ -593,7 +637,7 @@ class Cycle {
         }
         why.reason = plan.reason;
         why.detail = plan.detail;
-        rememberPreemptionFailure(g, least, why);
+        rememberPreemptionFailure(g, least, why, plan);
       }
     }
     if (why.reason == PendingReason::NoPlacement && !st_.reservations.empty() &&
@@ -624,25 +668,38 @@ class Cycle {
     auto it = st_.preempt_memo.find(*key);
     if (it == st_.preempt_memo.end() || it->second.min_failing > counts[0]) return false;
     // Rules depend on the priority within the queue; only reuse for equal priority.
-    if (it->second.domain != st_.gangs[g].spec.priority) return false;
+    if (it->second.priority != st_.gangs[g].spec.priority) return false;
     why.reason = it->second.reason;
     why.detail = it->second.detail;
     return true;
   }
 
-  void rememberPreemptionFailure(GangId g, const std::vector<std::int32_t>& counts,
-                                 const Why& why) {
+  void rememberPreemptionFailure(GangId g, const std::vector<std::int32_t>& counts, const Why& why,
+                                 PreemptionPlan& plan) {
     auto key = memoKey(g, PlaceOptions{});
-    if (!key) return;
-    key->queue = st_.gangs[g].queue;
-    MemoEntry e;
-    e.min_failing = counts[0];
-    e.domain = st_.gangs[g].spec.priority;  // the priority the answer holds for
-    e.reason = why.reason;
-    e.detail = why.detail;
-    auto [it, added] = st_.preempt_memo.try_emplace(*key, e);
-    if (!added && (e.domain != it->second.domain || counts[0] < it->second.min_failing))
-      it->second = e;
+    const QueueId q = st_.gangs[g].queue;
+    if (!key) {
+      markPreemptVolatile(q);  // nothing remembered: nothing to check when shares move
+      return;
+    }
+    key->queue = q;
+    PreemptFailure f;
+    f.min_failing = counts[0];
+    f.priority = st_.gangs[g].spec.priority;
+    f.reason = why.reason;
+    f.detail = why.detail;
+    f.kind = plan.failure;
+    f.sources = std::move(plan.sources);
+    auto [it, added] = st_.preempt_memo.try_emplace(*key, f);
+    if (added) return;
+    // Another priority replaces the answer its gangs relied on: they are checked no more.
+    if (f.priority != it->second.priority) markPreemptVolatile(q);
+    if (f.priority != it->second.priority || counts[0] < it->second.min_failing)
+      it->second = std::move(f);
+  }
+
+  void markPreemptVolatile(QueueId q) {
+    if (q >= 0) st_.queues[static_cast<std::size_t>(q)].preempt_volatile = true;
   }
 
   // ---- the passes --------------------------------------------------------------------
@@ -659,8 +716,10 @@ class Cycle {
       return false;
     // Preemption answers moved: only matters if some gang of it could preempt at all, and
     // only while this cycle's preemption searches are not all spent.
-    if (qs.seen_preempt_generation != st_.preempt_generation &&
-        searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
+    const bool preempt_moved = qs.seen_preempt_generation != st_.preempt_generation ||
+                               qs.preempt_voided ||
+                               (qs.preempt_volatile && qs.seen_preempt_epoch != st_.preempt_epoch);
+    if (preempt_moved && searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
       return false;
     // Capacity was released: only matters if one of its waiting kinds fits now.
     if (qs.seen_release != st_.release_version) {
@@ -672,6 +731,8 @@ class Cycle {
     }
     qs.seen_release = st_.release_version;
     qs.seen_preempt_generation = st_.preempt_generation;
+    qs.seen_preempt_epoch = st_.preempt_epoch;
+    qs.preempt_voided = false;
     return true;
   }
 
@@ -770,6 +831,9 @@ class Cycle {
         qs.dirty = false;
         qs.seen_release = st_.release_version;
         qs.seen_preempt_generation = st_.preempt_generation;
+        qs.seen_preempt_epoch = st_.preempt_epoch;
+        qs.preempt_voided = false;
+        qs.preempt_volatile = false;
         qs.waits = false;
         qs.next_starving = kNever;
         qs.kinds.clear();

@@ -134,6 +134,9 @@ Status Engine::upsertQueue(QueueSpec spec) {
                        "Invalid value: the parent of a queue cannot change");
     q.spec = std::move(spec);
     st.shares_dirty = true;
+    // Preemption rules (reclaim, withinQueue, minRuntimeSeconds) may have moved.
+    st.preempt_memo.clear();
+    ++st.preempt_generation;
     for (auto& other : st.queues) other.dirty = true;  // limits and rules may have moved
     return {};
   }

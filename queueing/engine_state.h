@@ -65,6 +65,33 @@ struct Why {
   friend bool operator==(const Why&, const Why&) = default;
 };
 
+// How long a failed preemption search stays failed while allocations and fair shares move
+// but no capacity is released anywhere (no pod released, node changed, reservation
+// dropped, protection ended):
+//  - Volatile: only until any allocation or fair share moves.
+//  - Exhausted: every candidate was released and the gang still did not fit. The free
+//    capacity plus the capacity of the candidates can only shrink while no capacity is
+//    released and no gang that held capacity then becomes a candidate; the latter needs a
+//    new source queue, so the failure holds while reclaimSources() for the same request
+//    stays within the recorded sources.
+//  - NoCandidates: no candidate at all, because the gang's queue would end above its fair
+//    share (reason OverFairShare). Holds while that queue would still end above its fair
+//    share, some other queue is still above its own, and the queue's own running gangs
+//    did not change (the queue is not dirty).
+enum class PreemptFailureKind : std::uint8_t { Volatile, Exhausted, NoCandidates };
+
+// A remembered failed preemption search, for gangs of one kind, queue and priority at
+// min_failing pods or more.
+struct PreemptFailure {
+  std::int64_t min_failing = 0;
+  std::int32_t priority = 0;  // the priority the answer holds for
+  PendingReason reason = PendingReason::NoPlacement;
+  std::string detail;
+  PreemptFailureKind kind = PreemptFailureKind::Volatile;
+  std::vector<std::int32_t> sources;  // Exhausted: the source queues, sorted by id
+};
+using PreemptMemo = std::unordered_map<MemoKey, PreemptFailure, MemoKeyHash>;
+
 struct GangState {
   GangSpec spec;
   std::vector<std::int32_t> classes;  // constraint class per pod set
@@ -126,6 +153,13 @@ struct QueueState {
   bool dirty = true;  // its gangs or its own allocation changed
   std::uint64_t seen_release = 0;
   std::uint64_t seen_preempt_generation = 0;
+  // Preemption answers its last examination relied on: preempt_voided when one of its
+  // remembered failures was dropped since; preempt_volatile when some waiting gang's
+  // answer was not remembered at all (no search budget left, no memo key), so any move
+  // of allocations or shares (preempt_epoch) may change it.
+  bool preempt_voided = false;
+  bool preempt_volatile = false;
+  std::uint64_t seen_preempt_epoch = 0;
   Seconds next_starving = kNever;  // when one of its waiting gangs starts starving
   bool waits = false;              // some gang of it waits for capacity
   // What a release of capacity could change for it: the pod kinds its waiting gangs
@@ -245,6 +279,8 @@ class EngineState {
   Seconds protection_expiry = kNever;
   // Bumped whenever preempt_memo is cleared.
   std::uint64_t preempt_generation = 0;
+  // Bumped at the start of a cycle when allocations or fair shares moved since the last.
+  std::uint64_t preempt_epoch = 0;
   // Bumped whenever a reservation ends.
   std::uint64_t reservation_version = 0;
   Memo fit_memo;      // placement on free capacity
@@ -254,8 +290,8 @@ class EngineState {
   Memo blocked_fits;
   std::uint64_t blocked_fits_version = 0;
   std::uint64_t capacity_version = 1;
-  Memo preempt_memo;  // preemption search, per queue
-  Memo static_ok;     // placement on an empty cluster
+  PreemptMemo preempt_memo;  // failed preemption searches, per queue
+  Memo static_ok;            // placement on an empty cluster
   Memo static_bad;
 
   // Per run of kNodeChunk consecutive node ids: the most free GPUs one node of it has

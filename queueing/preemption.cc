@@ -114,17 +114,16 @@ class Search {
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
     share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
     share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
-    // Taking back its guarantee: the queue ends within both its guarantee and its fair
-    // share, so it may take borrowed work from queues above their guarantee even when
-    // none is above its fair share (free capacity fragmented across nodes).
-    take_back_ = qs_.spec.reclaim && share_after_ <= 1.0 &&
-                 guaranteeShare(qs_.allocated + request_, qs_.spec.guaranteed) <= 1.0;
   }
 
   PreemptionPlan run() {
     PreemptionPlan plan = search();
     plan.protected_until = protected_until_;
     plan.searched = !candidates_.empty();
+    if (plan.failure == PreemptFailureKind::Exhausted) {
+      plan.sources = sources_;
+      std::sort(plan.sources.begin(), plan.sources.end());
+    }
     return plan;
   }
 
@@ -147,6 +146,7 @@ class Search {
             admitted_now_);
       } else if (share_after_ > 1.0 && over_elsewhere_ > 0) {
         plan.reason = PendingReason::OverFairShare;
+        plan.failure = PreemptFailureKind::NoCandidates;
       } else {
         plan.reason = PendingReason::NoPlacement;
       }
@@ -181,6 +181,11 @@ class Search {
     if (!fits) {
       plan.reason = PendingReason::NoPlacement;
       plan.detail = "preempting every gang it may preempt would still not make room";
+      // Every candidate released, and the exact counter said no each time: no placement
+      // attempt was cut short. Gangs skipped as admitted this cycle become candidates in
+      // the next, so such a failure is not kept.
+      if (counter_ && attempts == 0 && chosen.size() == candidates_.size() && admitted_now_ == 0)
+        plan.failure = PreemptFailureKind::Exhausted;
       return plan;
     }
     // Minimise: drop victims, most expensive first, while the gang still fits.
@@ -285,27 +290,12 @@ class Search {
         addCandidates(v, q_, PreemptionReason::WithinQueue);
       }
     }
-    // Reclaim: only while the preemptor's queue ends within its fair share.
-    std::vector<QueueId> reclaimed;
-    for (const auto& [vq, share] : st_.overShareQueues()) {
-      if (vq == q_) continue;
-      ++over_elsewhere_;
-      if (qs_.spec.reclaim && share_after_ <= 1.0 && share > share_after_) {
-        reclaimFrom(vq);
-        reclaimed.push_back(vq);
-      }
-    }
-    // Taking back a guarantee: borrowed work of queues above their guarantee. Both lists
-    // are sorted by queue rank (name), so a merge skips the queues already taken.
-    if (!take_back_) return;
-    auto next = reclaimed.begin();
-    for (const auto& [vq, share] : st_.overGuaranteeQueues()) {
-      const auto rank = st_.queues[static_cast<std::size_t>(vq)].rank;
-      while (next != reclaimed.end() && st_.queues[static_cast<std::size_t>(*next)].rank < rank)
-        ++next;
-      if (vq == q_ || (next != reclaimed.end() && *next == vq)) continue;
-      reclaimFrom(vq);
-    }
+    // Reclaim (only while the preemptor's queue ends within its fair share), then taking
+    // back a guarantee.
+    for (const auto& [vq, share] : st_.overShareQueues())
+      if (vq != q_) ++over_elsewhere_;
+    sources_ = reclaimSources(st_, q_, request_);
+    for (QueueId vq : sources_) reclaimFrom(vq);
   }
 
   void reclaimFrom(QueueId vq) {
@@ -451,13 +441,38 @@ class Search {
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;
   std::size_t over_elsewhere_ = 0;  // other queues above their fair share
+  std::vector<QueueId> sources_;    // reclaimSources() of this search
   std::size_t admitted_now_ = 0;    // useful victims skipped: admitted this cycle
-  bool take_back_ = false;          // may take borrowed work of queues above guarantee
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
 };
 
 }  // namespace
+
+std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request) {
+  const QueueState& qs = st.queues[static_cast<std::size_t>(q)];
+  std::vector<QueueId> out;
+  if (!qs.spec.reclaim) return out;
+  const double after = dominantShare(qs.allocated + request, qs.fair_share);
+  if (after > 1.0) return out;
+  for (const auto& [vq, share] : st.overShareQueues())
+    if (vq != q && share > after) out.push_back(vq);
+  // Taking back its guarantee: the queue ends within both its guarantee and its fair
+  // share, so it may take borrowed work from queues above their guarantee even when none
+  // is above its fair share (free capacity fragmented across nodes).
+  if (guaranteeShare(qs.allocated + request, qs.spec.guaranteed) > 1.0) return out;
+  // Taking back a guarantee: borrowed work of queues above their guarantee. Both lists
+  // are sorted by queue rank (name), so a merge skips the queues already taken.
+  const std::size_t reclaimed = out.size();
+  std::size_t next = 0;
+  for (const auto& [vq, share] : st.overGuaranteeQueues()) {
+    const auto rank = st.queues[static_cast<std::size_t>(vq)].rank;
+    while (next < reclaimed && st.queues[static_cast<std::size_t>(out[next])].rank < rank) ++next;
+    if (vq == q || (next < reclaimed && out[next] == vq)) continue;
+    out.push_back(vq);
+  }
+  return out;
+}
 
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                               Seconds now) {

@@ -26,7 +26,18 @@ struct PreemptionPlan {
   bool searched = false;
   // The earliest time a victim skipped for minRuntimeSeconds becomes preemptible.
   Seconds protected_until = kNever;
+  // When !ok: how long the failure may be trusted once allocations and fair shares move
+  // without any capacity being released (docs/scheduling.md, "Failed searches that stay
+  // failed"). Volatile: until any allocation or share moves.
+  PreemptFailureKind failure = PreemptFailureKind::Volatile;
+  // The other queues whose running gangs were candidates (reclaimSources), by queue id.
+  std::vector<QueueId> sources;
 };
+
+// The queues other than q whose running gangs a gang of q requesting `request` may take
+// capacity from, under the reclaim and take-back rules below (the within-queue rule
+// aside): reclaims first, then take-backs, each in queue rank order.
+std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request);
 
 // Looks for the fewest, cheapest victims whose capacity lets gang `g` (at `counts`) be
 // placed, under these rules (docs/scheduling.md proves they admit no ping-pong):
