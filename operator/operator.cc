@@ -31,6 +31,7 @@
 #include "kube/kube_client.h"
 #include "kube/leader_elector.h"
 #include "kube/work_queue.h"
+#include "operator/event_recorder.h"
 #include "operator/operator_metrics.h"
 #include "queueing/usage.h"
 #include "state/admission_journal.h"
@@ -129,6 +130,7 @@ struct Operator::Runtime {
   std::map<std::string, std::unique_ptr<kube::Informer>> informers;
   kube::WorkQueue queue{std::chrono::milliseconds(50), std::chrono::seconds(60)};
   std::unique_ptr<kube::LeaderElector> elector;
+  EventRecorder events;
   state::AdmissionJournal journal;
   state::UsageHistory usage_history;
   state::JobAccounting accounting;
@@ -153,6 +155,7 @@ struct Operator::Runtime {
   Runtime(Operator& o, kube::KubeClient& c, state::StateDatabase& database)
       : op(o),
         client(c),
+        events(c, kFieldManager),
         journal(database),
         usage_history(database),
         accounting(database),
@@ -257,10 +260,7 @@ struct Operator::Runtime {
                {"lastTimestamp", ts},
                {"source", {{"component", "troupe-operator"}}},
                {"reportingComponent", "troupe-operator"}};
-    auto r = client.create(res::kEvents, ns, event, {kFieldManager, false});
-    if (!r)
-      log::debug("event not recorded",
-                 {{"object", ns + "/" + name}, {"error", r.error().describe()}});
+    events.record(std::move(event));
   }
 
   // Events about a gang go to its TrainingJob when it has one.
@@ -615,8 +615,7 @@ struct Operator::Runtime {
                 {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
     }
     step("journal");
-    concurrently(plan.events.size(), kWriteWidth,
-                 [&](std::size_t i) { recordGangEvent(plan.events[i]); });
+    for (const auto& e : plan.events) recordGangEvent(e);
     step("events");
     for (const auto& s : plan.skipped)
       log::debug("decision skipped", {{"gang", s.key}, {"why", s.error.message}});
@@ -723,6 +722,13 @@ struct Operator::Runtime {
       for (const auto& ps : g.pod_sets)
         pending_requests[gang->second.queue] += ps.shape->requests * ps.min_count;
     }
+    struct StatusWrite {
+      std::string queue;
+      Json from, to;
+    };
+    std::vector<StatusWrite> status_writes;
+    std::map<std::string, const queueing::QueueSpec*> specs;
+    for (const auto& spec : cluster.snapshot.queues) specs[spec.name] = &spec;
     op.metrics_.clear("troupe_queue_guaranteed");
     op.metrics_.clear("troupe_queue_fair_share");
     op.metrics_.clear("troupe_queue_allocated");
@@ -733,10 +739,11 @@ struct Operator::Runtime {
       std::optional<Error> error;
       if (auto it = invalid.find(name); it != invalid.end()) error = it->second;
       auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], error, t);
-      const Json old_status = q.value("status", Json::object());
-      if (old_status != status) patchStatus(res::kQueues, "", name, old_status, status);
-      for (const auto& spec : cluster.snapshot.queues) {
-        if (spec.name != name) continue;
+      Json old_status = q.value("status", Json::object());
+      if (old_status != status)
+        status_writes.push_back({name, std::move(old_status), std::move(status)});
+      if (auto it = specs.find(name); it != specs.end()) {
+        const auto& spec = *it->second;
         for (std::size_t slot = 0; slot < cluster.names.size(); ++slot) {
           MetricLabels l{{"queue", name}, {"resource", cluster.names.name(slot)}};
           op.metrics_.set("troupe_queue_guaranteed", l, static_cast<double>(spec.guaranteed[slot]));
@@ -751,6 +758,10 @@ struct Operator::Runtime {
         }
       }
     }
+    concurrently(status_writes.size(), kWriteWidth, [&](std::size_t i) {
+      const auto& w = status_writes[i];
+      patchStatus(res::kQueues, "", w.queue, w.from, w.to);
+    });
   }
 
   void advanceUsage(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
@@ -990,6 +1001,7 @@ void Operator::stop() {
   runtime_->queue.shutDown();
   if (control_thread_.joinable()) control_thread_.join();
   workers_.clear();  // joins: each finishes the reconcile in hand
+  runtime_->events.stop();
   elector_thread_.request_stop();
   if (elector_thread_.joinable()) elector_thread_.join();
   for (auto& [_, informer] : runtime_->informers) informer->stop();
