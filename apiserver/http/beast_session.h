@@ -18,6 +18,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "apiserver/http/https_server.h"
 
@@ -63,6 +65,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void beginStream(Response response);
   void onStreamHeader(beast::error_code ec);
   void probeClient();
+  void drainInbox();
   void writeNextChunk();
   void endStream(bool graceful);
   void shutdown();
@@ -78,10 +81,20 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<beast::http::response<beast::http::empty_body>> stream_header_;
   std::unique_ptr<beast::http::response_serializer<beast::http::empty_body>> stream_serializer_;
   std::deque<std::string> pending_;
+  // What the write in flight holds: the queued chunks framed and joined, and their payload
+  // bytes (for the backlog count).
+  std::string out_;
+  std::size_t out_payload_ = 0;
   bool writing_ = false;
   bool finish_requested_ = false;
   bool closed_ = false;
   std::array<char, 256> probe_{};
+
+  // Chunks pushed from other threads, waiting for the strand. Only the first push of a
+  // burst posts to the strand; the rest join it, so a burst costs one hop, not one each.
+  std::mutex inbox_mu_;
+  std::vector<std::string> inbox_;
+  bool drain_posted_ = false;
 
  public:
   // Bytes queued but not yet written; read by the sink to refuse a runaway backlog.

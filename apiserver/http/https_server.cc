@@ -37,6 +37,11 @@ class Listener : public std::enable_shared_from_this<Listener> {
       if (ec) {
         if (!self->acceptor_.is_open() || self->shared_->stopping) return;
       } else {
+        // Responses and watch events are small writes the client does not answer: with
+        // Nagle's algorithm on, each would wait for the ACK of the one before (which the
+        // client may delay by 40 ms). Every write here is already one whole message.
+        beast::error_code nodelay_ec;
+        socket.set_option(tcp::no_delay(true), nodelay_ec);
         std::make_shared<Session>(std::move(socket), self->tls_, self->shared_)->run();
       }
       self->accept();

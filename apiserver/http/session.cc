@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <chrono>
 
 #include "apiserver/http/beast_session.h"
@@ -8,6 +10,9 @@ namespace troupe::apiserver::http {
 namespace bhttp = beast::http;
 
 namespace {
+
+// A write joins queued chunks up to about this many bytes (four TLS records).
+constexpr std::size_t kMaxJoinedBytes = 64 * 1024;
 
 // The sink a stream writes to: forwards chunks to the session's strand and refuses
 // them once the session is gone or its backlog passes the limit.
@@ -221,12 +226,27 @@ void Session::probeClient() {
 }
 
 void Session::postChunk(std::string chunk) {
-  net::post(stream_.get_executor(),
-            [self = shared_from_this(), chunk = std::move(chunk)]() mutable {
-              if (self->closed_) return;
-              self->pending_.push_back(std::move(chunk));
-              self->writeNextChunk();
-            });
+  {
+    std::lock_guard lock(inbox_mu_);
+    inbox_.push_back(std::move(chunk));
+    if (drain_posted_) return;
+    drain_posted_ = true;
+  }
+  net::post(stream_.get_executor(), [self = shared_from_this()] { self->drainInbox(); });
+}
+
+// On the strand. A finish or abort posted after a push runs after the drain that carries
+// that push: a push either joins a drain not yet swapped, or posts a new one first.
+void Session::drainInbox() {
+  std::vector<std::string> chunks;
+  {
+    std::lock_guard lock(inbox_mu_);
+    chunks.swap(inbox_);
+    drain_posted_ = false;
+  }
+  if (closed_) return;
+  for (auto& chunk : chunks) pending_.push_back(std::move(chunk));
+  writeNextChunk();
 }
 
 void Session::postFinish() {
@@ -253,12 +273,29 @@ void Session::writeNextChunk() {
     }
     return;
   }
+  // Everything queued goes out in one write: one SSL_write and one send for a burst of
+  // events rather than one per event. Each event stays its own chunk, framed as Beast's
+  // make_chunk frames one ("<hex size>\r\n<data>\r\n"), so the bytes a client reads
+  // are the same whether its events were joined or not.
+  out_.clear();
+  out_payload_ = 0;
+  while (!pending_.empty() && out_.size() < kMaxJoinedBytes) {
+    const std::string& chunk = pending_.front();
+    out_payload_ += chunk.size();
+    // An empty chunk would read as the end of the response.
+    if (!chunk.empty()) {
+      out_ += fmt::format("{:x}\r\n", chunk.size());
+      out_ += chunk;
+      out_ += "\r\n";
+    }
+    pending_.pop_front();
+  }
   writing_ = true;
-  net::async_write(stream_, bhttp::make_chunk(net::buffer(pending_.front())),
+  net::async_write(stream_, net::buffer(out_),
                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
                      self->writing_ = false;
-                     self->backlog_bytes -= self->pending_.front().size();
-                     self->pending_.pop_front();
+                     self->backlog_bytes -= self->out_payload_;
+                     self->out_payload_ = 0;
                      if (ec) return self->endStream(false);
                      self->writeNextChunk();
                    });
