@@ -19,6 +19,7 @@
 
 #include "kube/beast_kube_client.h"
 #include "kube/config_loader.h"
+#include "test/support/serve_client.h"
 #include "test/support/serve_process.h"
 
 namespace troupe::testing {
@@ -29,19 +30,12 @@ using Json = nlohmann::json;
 const kube::ResourceType kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 constexpr const char* kNamespace = "crash";
 
-std::unique_ptr<kube::BeastKubeClient> clientFor(const ServeProcess& serve) {
-  kube::KubeconfigOptions options;
-  options.explicit_path = serve.kubeconfig();
-  auto config = kube::loadClientConfig(options, kube::InClusterEnvironment{});
-  REQUIRE(config);
-  config->qps = 100000;
-  config->burst = 100000;
-  // An acknowledgement is the server's own answer: never a retried request.
-  config->max_retries = 0;
-  config->request_timeout = std::chrono::seconds(5);
-  auto made = kube::BeastKubeClient::create(*config);
-  REQUIRE(made);
-  return std::move(*made);
+std::unique_ptr<kube::BeastKubeClient> crashClientFor(const ServeProcess& serve) {
+  return clientFor(serve, [](kube::ClientConfig& config) {
+    // An acknowledgement is the server's own answer: never a retried request.
+    config.max_retries = 0;
+    config.request_timeout = std::chrono::seconds(5);
+  });
 }
 
 std::int64_t versionOf(const Json& object) {
@@ -75,7 +69,7 @@ Json configMap(const std::string& name, int value) {
 // server goes away.
 void writer(const ServeProcess& serve, int round, int thread, Ledger& ledger,
             const std::atomic<bool>& stop, std::atomic<int>& acks) {
-  auto client = clientFor(serve);
+  auto client = crashClientFor(serve);
   for (int seq = 0; !stop.load(); ++seq) {
     Owned owned;
     owned.name =
@@ -153,7 +147,7 @@ TEST_CASE("troupe serve killed with SIGKILL mid-burst loses no acknowledged writ
   for (int round = 0; round < rounds; ++round) {
     INFO("round " << round << "\n" << serve.log());
     REQUIRE(serve.start());
-    auto client = clientFor(serve);
+    auto client = crashClientFor(serve);
     if (round == 0) {
       Json ns{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
       REQUIRE(client->create(kube::resources::kNamespaces, "", ns, {}));
@@ -190,7 +184,7 @@ TEST_CASE("troupe serve killed with SIGKILL mid-burst loses no acknowledged writ
     writes_before = ledger.objects.size();
   }
   REQUIRE(serve.start());
-  auto client = clientFor(serve);
+  auto client = crashClientFor(serve);
   verify(*client, ledger);
   // An unanswered create is all there or not there at all (checked by verify's torn-object
   // scan); the ones that landed keep the value they were created with.

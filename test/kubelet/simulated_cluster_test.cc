@@ -13,6 +13,7 @@
 #include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
 #include "test/kubelet/sim_serve.h"
+#include "test/support/serve_client.h"
 
 using namespace troupe;
 using namespace troupe::testing;
@@ -35,17 +36,6 @@ std::string clusterYaml(int nodes) {
             "  allocatable:\n    nvidia.com/gpu: \"8\"\n---\n";
   }
   return yaml;
-}
-
-std::unique_ptr<kube::BeastKubeClient> clientFor(const SimServe& serve) {
-  kube::KubeconfigOptions options;
-  options.explicit_path = serve.kubeconfig();
-  auto config = kube::loadKubeconfig(options);
-  REQUIRE(config);
-  config->qps = 0;
-  auto client = kube::BeastKubeClient::create(*config);
-  REQUIRE(client);
-  return std::move(client.value());
 }
 
 // Polls `probe` every 20 ms until it is true or `limit` passes.

@@ -10,6 +10,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/resource_type.h"
 #include "operator/event_recorder.h"
+#include "test/support/serve_client.h"
 #include "test/support/serve_process.h"
 
 using namespace troupe;
@@ -17,17 +18,6 @@ using namespace troupe::testing;
 using Json = nlohmann::json;
 
 namespace {
-
-std::unique_ptr<kube::BeastKubeClient> clientFor(const ServeProcess& serve) {
-  kube::KubeconfigOptions options;
-  options.explicit_path = serve.kubeconfig();
-  auto config = kube::loadKubeconfig(options);
-  REQUIRE(config);
-  config->qps = 0;
-  auto client = kube::BeastKubeClient::create(*config);
-  REQUIRE(client);
-  return std::move(*client);
-}
 
 Json event(const std::string& name) {
   return Json{{"apiVersion", "v1"},
