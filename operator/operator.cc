@@ -372,13 +372,6 @@ struct Operator::Runtime {
     return it->second.uid;
   }
 
-  // The uid our own write saw for a pod, or "".
-  std::string assumedUid(const std::string& key) {
-    std::lock_guard lock(assumed_mu);
-    auto it = assumed.find(key);
-    return it == assumed.end() ? std::string() : it->second.uid;
-  }
-
   enum class Admission { NotJournaled, RolledBack, Bound };
 
   // Carries out one cycle's gang admissions. Every record is journaled, in one transaction,
@@ -427,7 +420,8 @@ struct Operator::Runtime {
       const auto i = pods[k].first;
       if (!bound[k] || out[i] != Admission::RolledBack) continue;
       const auto& b = records[i]->bindings[pods[k].second];
-      deletePod({b.ns, b.pod, assumedUid(b.ns + "/" + b.pod), records[i]->gang, "RolledBack"});
+      deletePod({b.ns, b.pod, boundByUs(b.ns + "/" + b.pod).value_or(""), records[i]->gang,
+                 "RolledBack"});
       ++rolled_back[i];
     }
     for (std::size_t i = 0; i < records.size(); ++i)
