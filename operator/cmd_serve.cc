@@ -25,6 +25,7 @@ struct ServeFlags {
   double sim_speed = 1;
   bool no_kubelets = false;
   bool no_operator = false;
+  std::string log_level = "info";
 };
 
 struct InProcessOperator {
@@ -58,6 +59,12 @@ Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std
 }
 
 int runServe(const ServeFlags& flags) {
+  auto level = log::parseLevel(flags.log_level);
+  if (!level) {
+    fmt::print(stderr, "troupe serve: --log-level: {}\n", level.error().message);
+    return 2;
+  }
+  log::setLevel(*level);
   auto listen = apiserver::parseListen(flags.listen);
   if (!listen) {
     fmt::print(stderr, "troupe serve: {}\n", listen.error().describe());
@@ -183,6 +190,8 @@ void addServeCommand(CLI::App& app) {
                 "instead, or nothing)");
   cmd->add_flag("--no-kubelets", flags->no_kubelets,
                 "Do not run the simulated kubelets (pods stay as the API leaves them)");
+  cmd->add_option("--log-level", flags->log_level, "debug, info, warn or error")
+      ->capture_default_str();
   cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });
 }
 

@@ -195,6 +195,12 @@ void addApiBenchCommands(CLI::App& bench) {
                           "Run the server without its simulated kubelets");
   scheduler_cmd->add_option("--crds", scheduler->crd_dir, "Directory of the CRD manifests")
       ->capture_default_str();
+  scheduler_cmd->add_option("--serve-log", scheduler->serve_log,
+                            "Keep the server's log (with the operator's) in this file");
+  scheduler_cmd
+      ->add_option("--serve-log-level", scheduler->serve_log_level,
+                   "The server's log level: debug, info, warn or error")
+      ->capture_default_str();
   scheduler_cmd->callback([scheduler] { throw cli::CommandExit{runScheduler(*scheduler)}; });
 }
 

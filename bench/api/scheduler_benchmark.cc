@@ -198,6 +198,8 @@ Result<SchedulerBenchResult> runSchedulerBench(
   serve.operator_in_process = true;
   serve.kubelets = options.kubelets;
   serve.sim_speed = options.sim_speed;
+  serve.log_file = options.serve_log;
+  serve.log_level = options.serve_log_level;
   on_progress(fmt::format("starting troupe serve on {} nodes", options.nodes));
   auto server = ServeChild::start(serve);
   std::filesystem::remove(cluster_file);

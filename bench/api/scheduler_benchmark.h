@@ -23,6 +23,8 @@ struct SchedulerBenchOptions {
   int timeout_seconds = 600;      // per phase, for every pod to be bound
   int reclaim_wait_seconds = 10;  // for a reclaiming job's pod to be bound
   std::string crd_dir;
+  std::string serve_log;  // keep the server's log in this file (empty: dropped)
+  std::string serve_log_level = "info";
 };
 
 // One phase: jobs created as fast as `threads` connections go, every pod waited for.

@@ -66,13 +66,15 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
   child->port_ = *port;
 
   const std::string data_dir = child->work_dir_ + "/data";
-  const std::string log_file = child->work_dir_ + "/serve.log";
+  child->log_file_ = options.log_file.empty() ? child->work_dir_ + "/serve.log" : options.log_file;
+  const std::string& log_file = child->log_file_;
   std::vector<std::string> args = {"/proc/self/exe", "serve",
                                    "--data-dir",     data_dir,
                                    "--listen",       fmt::format("127.0.0.1:{}", child->port_),
                                    "--cluster",      options.cluster_file,
                                    "--crds",         options.crd_dir,
-                                   "--sim-speed",    fmt::format("{}", options.sim_speed)};
+                                   "--sim-speed",    fmt::format("{}", options.sim_speed),
+                                   "--log-level",    options.log_level};
   if (!options.operator_in_process) args.push_back("--no-operator");
   if (!options.kubelets) args.push_back("--no-kubelets");
   std::vector<char*> argv;
@@ -173,7 +175,7 @@ Result<std::unique_ptr<kube::BeastKubeClient>> ServeChild::newClient() const {
 }
 
 std::string ServeChild::logTail(int lines) const {
-  std::ifstream in(work_dir_ + "/serve.log");
+  std::ifstream in(log_file_);
   std::deque<std::string> tail;
   for (std::string line; std::getline(in, line);) {
     tail.push_back(line);

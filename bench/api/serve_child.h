@@ -21,6 +21,9 @@ struct ServeChildOptions {
   bool operator_in_process = false;
   bool kubelets = false;
   double sim_speed = 1;
+  std::string log_level = "info";
+  // Where the child's stdout and stderr go; empty: a file in its temp dir, removed with it.
+  std::string log_file;
   // How long to wait for the server to answer after the start (it loads the cluster first).
   int start_timeout_seconds = 120;
   // Client-side limits high enough that the client never throttles the measure.
@@ -64,6 +67,7 @@ class ServeChild {
 
   ServeChildOptions options_;
   std::string work_dir_;
+  std::string log_file_;
   pid_t pid_ = -1;
   int port_ = 0;
   kube::ClientConfig config_;
