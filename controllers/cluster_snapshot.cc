@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "api/gpu_topology.h"
 #include "api/quantity.h"
 #include "api/well_known.h"
 #include "controllers/annotations.h"
@@ -22,136 +21,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-bool isTerminated(const Json& pod) {
-  auto phase = stringAt(pod, "/status/phase");
-  return phase == "Succeeded" || phase == "Failed";
-}
-
-bool isTroupePod(const Json& pod) {
-  return stringAt(pod, "/spec/schedulerName") == api::kSchedulerName;
-}
-
-queueing::Labels labelsOf(const Json& object, std::string_view pointer) {
-  queueing::Labels out;
-  auto it = object.find("metadata");
-  const Json* map = nullptr;
-  if (pointer == "/metadata/labels") {
-    if (it != object.end() && it->contains("labels")) map = &(*it)["labels"];
-  } else if (object.contains("spec") && object["spec"].contains("nodeSelector")) {
-    map = &object["spec"]["nodeSelector"];
-  }
-  if (!map || !map->is_object()) return out;
-  for (const auto& [k, v] : map->items())
-    if (v.is_string()) out.emplace_back(k, v.get<std::string>());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::optional<queueing::TaintEffect> parseEffect(const std::string& effect) {
-  if (effect == "NoSchedule") return queueing::TaintEffect::NoSchedule;
-  if (effect == "PreferNoSchedule") return queueing::TaintEffect::PreferNoSchedule;
-  if (effect == "NoExecute") return queueing::TaintEffect::NoExecute;
-  return std::nullopt;
-}
-
-Result<queueing::NodeSpec> toNode(const Json& node, queueing::ResourceNames& names) {
-  queueing::NodeSpec spec;
-  spec.name = nameOf(node);
-  spec.labels = labelsOf(node, "/metadata/labels");
-  auto allocatable = toResourceVector(
-      node.contains("status") ? node["status"].value("allocatable", Json()) : Json(), names,
-      "status.allocatable");
-  if (!allocatable) return allocatable.error();
-  spec.allocatable = *allocatable;
-  spec.unschedulable = boolAt(node, "/spec/unschedulable", false);
-  spec.ready = false;
-  if (node.contains("status") && node["status"].contains("conditions")) {
-    for (const auto& c : node["status"]["conditions"]) {
-      if (c.value("type", "") == "Ready") spec.ready = c.value("status", "") == "True";
-    }
-  }
-  if (node.contains("spec") && node["spec"].contains("taints") &&
-      node["spec"]["taints"].is_array()) {
-    for (const auto& t : node["spec"]["taints"]) {
-      auto effect = parseEffect(t.value("effect", ""));
-      if (!effect) continue;
-      spec.taints.push_back({t.value("key", ""), t.value("value", ""), *effect});
-    }
-  }
-  auto topology = annotation(node, api::kGpuTopologyAnnotation);
-  if (!topology.empty()) {
-    auto parsed = api::parseGpuTopology(
-        topology, fmt::format("metadata.annotations[{}]", api::kGpuTopologyAnnotation));
-    if (!parsed) return parsed.error();
-    spec.nvlink_islands = parsed->nvlink_islands;
-    spec.numa_nodes = parsed->numa;
-  }
-  return spec;
-}
-
-// The shape of one pod, with a key that is equal for equal shapes.
-struct ShapeAndKey {
-  queueing::PodShape shape;
-  std::string key;
-};
-
-Result<ShapeAndKey> toShape(const Json& pod, queueing::ResourceNames& names) {
-  ShapeAndKey out;
-  auto requests = podRequests(pod, names);
-  if (!requests) return requests.error();
-  out.shape.requests = *requests;
-  out.shape.node_selector = labelsOf(pod, "/spec/nodeSelector");
-  Json key_parts = Json::array();
-  for (std::size_t i = 0; i < queueing::kMaxResources; ++i) key_parts.push_back((*requests)[i]);
-  key_parts.push_back(pod["spec"].value("nodeSelector", Json::object()));
-  const Json terms = pod["spec"].value(
-      Json::json_pointer("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
-                         "nodeSelectorTerms"),
-      Json::array());
-  if (terms.is_array() && !terms.empty()) {
-    if (terms.size() > 1) {
-      return makeError(ErrorCode::Invalid,
-                       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-                       "nodeSelectorTerms",
-                       "Troupe supports one node selector term per pod");
-    }
-    for (const auto& e : terms[0].value("matchExpressions", Json::array())) {
-      queueing::SelectorRequirement r;
-      r.key = e.value("key", "");
-      auto op = e.value("operator", "");
-      if (op == "In")
-        r.op = queueing::SelectorOperator::In;
-      else if (op == "NotIn")
-        r.op = queueing::SelectorOperator::NotIn;
-      else if (op == "Exists")
-        r.op = queueing::SelectorOperator::Exists;
-      else if (op == "DoesNotExist")
-        r.op = queueing::SelectorOperator::DoesNotExist;
-      else
-        return makeError(ErrorCode::Invalid, "spec.affinity.nodeAffinity",
-                         fmt::format("Unsupported value: \"{}\": supported values: \"In\", "
-                                     "\"NotIn\", \"Exists\", \"DoesNotExist\"",
-                                     op));
-      r.values = e.value("values", std::vector<std::string>{});
-      out.shape.affinity.push_back(std::move(r));
-    }
-    key_parts.push_back(terms);
-  }
-  for (const auto& t : pod["spec"].value("tolerations", Json::array())) {
-    queueing::Toleration tol;
-    tol.key = t.value("key", "");
-    tol.op = t.value("operator", "Equal") == "Exists" ? queueing::TolerationOperator::Exists
-                                                      : queueing::TolerationOperator::Equal;
-    tol.value = t.value("value", "");
-    tol.effect = parseEffect(t.value("effect", ""));
-    out.shape.tolerations.push_back(std::move(tol));
-  }
-  key_parts.push_back(pod["spec"].value("tolerations", Json::array()));
-  out.key = key_parts.dump();
-  return out;
-}
-
-std::int32_t priorityOf(const Json& group, const std::vector<const Json*>& pods,
+std::int32_t priorityOf(const Json& group, const std::vector<const PodFacts*>& pods,
                         const std::map<std::string, std::int32_t>& classes,
                         std::optional<std::int32_t> global_default) {
   auto cls = stringAt(group, "/spec/priorityClassName");
@@ -160,10 +30,9 @@ std::int32_t priorityOf(const Json& group, const std::vector<const Json*>& pods,
     if (it != classes.end()) return it->second;
   }
   std::optional<std::int32_t> from_pods;
-  for (const Json* p : pods) {
-    auto v = p->value(Json::json_pointer("/spec/priority"), Json());
-    if (v.is_number_integer()) from_pods = std::max(from_pods.value_or(INT32_MIN), v.get<int>());
-    auto pc = stringAt(*p, "/spec/priorityClassName");
+  for (const PodFacts* p : pods) {
+    if (p->priority) from_pods = std::max(from_pods.value_or(INT32_MIN), *p->priority);
+    const auto& pc = p->priority_class;
     if (!from_pods && !pc.empty() && classes.contains(pc)) from_pods = classes.at(pc);
   }
   if (from_pods) return *from_pods;
@@ -268,29 +137,34 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   }
 
   // Pods by gang; pods outside gangs count against their node.
+  SnapshotFacts fresh;
+  SnapshotFacts& facts = options.facts ? *options.facts : fresh;
   std::map<std::string, ResourceVector> held_outside;
-  std::map<std::string, std::vector<const Json*>> pods_of_group;
-  for (const auto& pod : objects.pods) {
-    if (isTerminated(pod)) continue;
-    auto group = label(pod, api::kPodGroupLabel);
-    auto node = stringAt(pod, "/spec/nodeName");
-    if (isTroupePod(pod) && !group.empty()) {
-      pods_of_group[namespaceOf(pod) + "/" + group].push_back(&pod);
+  std::map<std::string, std::vector<const PodFacts*>> pods_of_group;
+  for (std::size_t i = 0; i < objects.pods.size(); ++i) {
+    const PodFacts& pod = facts.pods.of(objects.pods.ref(i));
+    if (pod.terminated) continue;
+    if (!pod.group.empty()) {
+      pods_of_group[pod.group].push_back(&pod);
       continue;
     }
-    if (node.empty()) continue;
-    auto requests = podRequests(pod, names);
-    if (requests) held_outside[node] += *requests;
+    if (pod.node.empty()) continue;
+    auto requests = pod.requests.in(names);
+    if (requests) held_outside[pod.node] += *requests;
   }
 
   // Nodes.
   std::set<std::string> node_names;
-  for (const auto& n : objects.nodes) {
-    auto spec = toNode(n, names);
-    if (!spec) {
-      out.problems.push_back({"Node", nameOf(n), spec.error()});
+  for (std::size_t i = 0; i < objects.nodes.size(); ++i) {
+    const NodeFacts& node = facts.nodes.of(objects.nodes.ref(i));
+    auto allocatable = node.allocatable.in(names);
+    if (!allocatable || node.error) {
+      out.problems.push_back(
+          {"Node", node.spec.name, allocatable ? *node.error : allocatable.error()});
       continue;
     }
+    auto spec = std::make_optional(node.spec);
+    spec->allocatable = *allocatable;
     if (auto it = held_outside.find(spec->name); it != held_outside.end()) {
       spec->allocatable = ResourceVector::max(spec->allocatable - it->second, ResourceVector());
     }
@@ -307,11 +181,11 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
         static_cast<std::int32_t>(std::max<std::int64_t>(1, intAt(pg, "/spec/minMember", 1)));
     auto phase = stringAt(pg, "/status/phase");
     auto& pods = pods_of_group[gang.key];
-    std::sort(pods.begin(), pods.end(), [](const Json* a, const Json* b) {
-      auto ia = std::atoi(label(*a, api::kReplicaIndexLabel).c_str());
-      auto ib = std::atoi(label(*b, api::kReplicaIndexLabel).c_str());
-      return std::tie(ia, a->at("metadata").at("name")) <
-             std::tie(ib, b->at("metadata").at("name"));
+    // By replica index (pods without one first), then name: a total order.
+    std::sort(pods.begin(), pods.end(), [](const PodFacts* a, const PodFacts* b) {
+      auto ia = std::max(0, a->replica_index);
+      auto ib = std::max(0, b->replica_index);
+      return std::tie(ia, a->name) < std::tie(ib, b->name);
     });
     if (phase == "Succeeded" || phase == "Failed") {
       gang.state = GangState::Finished;
@@ -344,42 +218,44 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     queueing::RunningGang running;
     std::vector<std::int32_t> unbound_per_set;
     std::optional<std::int64_t> started;
-    for (const Json* p : pods) {
-      bool is_bound = !stringAt(*p, "/spec/nodeName").empty();
+    for (const PodFacts* p : pods) {
+      bool is_bound = !p->node.empty();
       // An unbound pod on its way out is neither wanted nor holding anything.
-      if (!is_bound && isDeleting(*p)) continue;
-      if (is_bound) {
-        auto t = parseTimestamp(stringAt(*p, "/status/startTime"));
-        if (t && (!started || *t < *started)) started = t;
-      }
-      auto shape = toShape(*p, names);
-      if (!shape) {
+      if (!is_bound && p->deleting) continue;
+      if (is_bound && p->start_time && (!started || *p->start_time < *started))
+        started = p->start_time;
+      auto requests = p->requests.in(names);
+      std::optional<Error> error;
+      if (!requests)
+        error = requests.error();
+      else if (p->shape_error)
+        error = p->shape_error;
+      if (error) {
         out.problems.push_back(
             {"PodGroup", gang.key,
-             Error{shape.error().code,
-                   fmt::format("pods[{}].{}", nameOf(*p), shape.error().field_path),
-                   shape.error().message}});
+             Error{error->code, fmt::format("pods[{}].{}", p->name, error->field_path),
+                   error->message}});
         bad = true;
         break;
       }
-      auto it = std::find(shape_keys.begin(), shape_keys.end(), shape->key);
+      auto it = std::find(shape_keys.begin(), shape_keys.end(), p->shape->key);
       auto set = static_cast<std::int32_t>(it - shape_keys.begin());
       if (it == shape_keys.end()) {
-        shape_keys.push_back(shape->key);
-        spec.pod_sets.push_back(
-            {std::make_shared<const queueing::PodShape>(std::move(shape->shape)), 0, 0});
+        shape_keys.push_back(p->shape->key);
+        auto shape = std::make_shared<queueing::PodShape>(p->shape->shape);
+        shape->requests = *requests;
+        spec.pod_sets.push_back({std::move(shape), 0, 0});
         unbound_per_set.push_back(0);
       }
       GangPod gp;
-      gp.ns = namespaceOf(*p);
-      gp.name = nameOf(*p);
-      gp.uid = stringAt(*p, "/metadata/uid");
+      gp.ns = p->ns;
+      gp.name = p->name;
+      gp.uid = p->uid;
       gp.pod_set = set;
-      auto idx = label(*p, api::kReplicaIndexLabel);
-      gp.replica_index = idx.empty() ? -1 : std::atoi(idx.c_str());
-      gp.node = stringAt(*p, "/spec/nodeName");
-      gp.gpus = parseGpuIndices(annotation(*p, api::kGpuIndicesAnnotation));
-      gp.deleting = isDeleting(*p);
+      gp.replica_index = p->replica_index;
+      gp.node = p->node;
+      gp.gpus = p->gpus;
+      gp.deleting = p->deleting;
       if (gp.bound()) {
         running.pods.push_back({set, gp.node, gp.gpus});
         gang.bound_requests += spec.pod_sets[set].shape->requests;
@@ -426,6 +302,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     }
     out.gangs[gang.key] = std::move(gang);
   }
+  if (options.facts) options.facts->sweep();
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "controllers/object_facts.h"
 #include "controllers/object_list.h"
 #include "queueing/snapshot.h"
 
@@ -73,6 +74,9 @@ struct SnapshotOptions {
   queueing::Seconds now = 0;
   // Decayed usage per leaf queue by resource name (state/usage_history.h).
   std::map<std::string, std::map<std::string, std::int64_t>> usage;
+  // Facts of pods and nodes kept from earlier builds (swept at the end of this one);
+  // null: every object is read afresh.
+  SnapshotFacts* facts = nullptr;
 };
 
 // Builds the engine's view:

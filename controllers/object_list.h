@@ -68,6 +68,8 @@ class ObjectList {
   }
 
   const nlohmann::json& operator[](std::size_t i) const { return *objects_[i]; }
+  // The shared document itself: its address names this version of the object.
+  const ObjectRef& ref(std::size_t i) const { return objects_[i]; }
   std::size_t size() const { return objects_.size(); }
   bool empty() const { return objects_.empty(); }
   const_iterator begin() const { return const_iterator(objects_.begin()); }

@@ -7,17 +7,22 @@ namespace troupe::kube {
 WorkQueue::WorkQueue(std::chrono::milliseconds base_delay, std::chrono::milliseconds max_delay)
     : base_delay_(base_delay), max_delay_(std::max(base_delay, max_delay)) {}
 
-void WorkQueue::addLocked(const std::string& key) {
+void WorkQueue::addLocked(const std::string& key, bool first) {
   if (shutting_down_ || dirty_.count(key)) return;
   dirty_.insert(key);
   if (processing_.count(key)) return;  // done() re-queues it
-  queue_.push_back(key);
+  (first ? first_ : queue_).push_back(key);
   cv_.notify_one();
 }
 
 void WorkQueue::add(const std::string& key) {
   std::lock_guard lock(mu_);
   addLocked(key);
+}
+
+void WorkQueue::addFirst(const std::string& key) {
+  std::lock_guard lock(mu_);
+  addLocked(key, true);
 }
 
 void WorkQueue::addAfter(const std::string& key, std::chrono::milliseconds delay) {
@@ -83,9 +88,10 @@ std::optional<std::string> WorkQueue::getUntil(std::optional<Clock::time_point> 
   std::unique_lock lock(mu_);
   for (;;) {
     promoteDueLocked(Clock::now());
-    if (!queue_.empty()) {
-      std::string key = std::move(queue_.front());
-      queue_.pop_front();
+    if (!first_.empty() || !queue_.empty()) {
+      auto& from = !first_.empty() ? first_ : queue_;
+      std::string key = std::move(from.front());
+      from.pop_front();
       dirty_.erase(key);
       processing_.insert(key);
       return key;
@@ -133,7 +139,7 @@ bool WorkQueue::shuttingDown() const {
 
 std::size_t WorkQueue::len() const {
   std::lock_guard lock(mu_);
-  return queue_.size();
+  return first_.size() + queue_.size();
 }
 
 }  // namespace troupe::kube

@@ -15,6 +15,8 @@
 //     processed is queued again only after done(), so no two workers hold the same key;
 //   - delayed adds (addAfter) and per-key exponential backoff (addRateLimited: base * 2^n,
 //     capped) reset by forget();
+//   - addFirst(): a key that goes ahead of every other ready key (a new object, whose
+//     first reconcile is work a user waits for, before the bookkeeping of older ones);
 //   - shutDown(): get() returns nullopt once the queue is empty, so workers drain and exit.
 // Thread-safe; any number of workers may call get() at once. Time is the steady clock.
 namespace troupe::kube {
@@ -27,6 +29,9 @@ class WorkQueue {
                      std::chrono::milliseconds max_delay = std::chrono::seconds(1000));
 
   void add(const std::string& key);
+  // Like add(), but handed out before every key added with add(); first come, first
+  // served among themselves. A key already queued keeps its place.
+  void addFirst(const std::string& key);
   void addAfter(const std::string& key, std::chrono::milliseconds delay);
   // addAfter with this key's next backoff delay; each call doubles it until forget().
   void addRateLimited(const std::string& key);
@@ -49,7 +54,7 @@ class WorkQueue {
   std::size_t len() const;
 
  private:
-  void addLocked(const std::string& key);
+  void addLocked(const std::string& key, bool first = false);
   void promoteDueLocked(Clock::time_point now);
   std::optional<std::string> getUntil(std::optional<Clock::time_point> deadline);
   std::chrono::milliseconds delayForLocked(int requeues) const;
@@ -58,7 +63,9 @@ class WorkQueue {
   const std::chrono::milliseconds max_delay_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  // Invariant: every key in queue_ is in dirty_; a key in processing_ is not in queue_.
+  // Invariant: every key in first_ or queue_ is in dirty_ and in only one of them; a key
+  // in processing_ is in neither.
+  std::deque<std::string> first_;
   std::deque<std::string> queue_;
   std::set<std::string> dirty_;       // queued or to be re-queued after done()
   std::set<std::string> processing_;  // handed out by get(), not yet done()

@@ -1,6 +1,7 @@
 #include "operator/operator.h"
 
 #include <fmt/format.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +114,13 @@ std::vector<Json> copies(const std::vector<ObjectPtr>& objects) {
   return out;
 }
 
+// CPU time this thread has used, in milliseconds.
+double threadCpuMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 }  // namespace
 
 // What a pod is assumed to be after our own write, until the cache shows it.
@@ -147,6 +155,7 @@ struct Operator::Runtime {
   // Control-thread state.
   std::map<std::string, state::QueueUsage> usage;
   std::map<std::string, std::int64_t> pending_written_at;  // by target "kind:ns/name"
+  ctl::SnapshotFacts facts;  // the scheduling thread's, kept across cycles
   std::int64_t last_usage_advance = 0;
   std::int64_t last_mirror = 0;
   // When the engine last said a cycle would have something new to decide (seconds).
@@ -201,8 +210,12 @@ struct Operator::Runtime {
     informer("pods").addHandlers(
         {onPod, [onPod](const ObjectPtr&, const ObjectPtr& n) { onPod(n); }, onPod});
     auto onJob = [this](const ObjectPtr& j) { queue.add(kJobPrefix + ctl::keyOf(*j)); };
+    // A new job's first reconcile (its PodGroup and pods) goes ahead of the status
+    // bookkeeping of older jobs: it is what its user, and a reclaim, waits for.
+    auto onNewJob = [this](const ObjectPtr& j) { queue.addFirst(kJobPrefix + ctl::keyOf(*j)); };
     informer("trainingjobs")
-        .addHandlers({onJob, [onJob](const ObjectPtr&, const ObjectPtr& n) { onJob(n); }, onJob});
+        .addHandlers(
+            {onNewJob, [onJob](const ObjectPtr&, const ObjectPtr& n) { onJob(n); }, onJob});
     auto onGroup = [this](const ObjectPtr& g) {
       queue.add(kGroupPrefix + ctl::keyOf(*g));
       auto owner = ctl::controllerOf(*g);
@@ -488,15 +501,14 @@ struct Operator::Runtime {
     const auto t = now();
     std::set<std::string> seen;
     for (std::size_t i = 0; i < objects.pods.size(); ++i) {
-      const Json& p = objects.pods[i];
-      auto key = ctl::keyOf(p);
-      auto it = assumed.find(key);
+      const auto& pod = facts.pods.of(objects.pods.ref(i));
+      auto it = assumed.find(pod.key);
       if (it == assumed.end()) continue;
-      seen.insert(key);
+      seen.insert(pod.key);
       const Assumed& a = it->second;
-      bool same = a.uid.empty() || a.uid == ctl::stringAt(p, "/metadata/uid");
-      bool caught_up =
-          !same || (a.deleted ? ctl::isDeleting(p) : !ctl::stringAt(p, "/spec/nodeName").empty());
+      bool same = a.uid.empty() || a.uid == pod.uid;
+      bool caught_up = !same || (a.deleted ? pod.deleting : !pod.node.empty());
+      const Json& p = objects.pods[i];
       if (caught_up || t > a.expires) {
         assumed.erase(it);
         continue;
@@ -517,18 +529,25 @@ struct Operator::Runtime {
   // ---- the scheduling cycle ----
   void scheduleCycle() {
     const auto started = std::chrono::steady_clock::now();
-    // Milliseconds each step of the cycle took, for the debug log.
+    // Milliseconds each step of the cycle took, for the debug log: wall time, and this
+    // thread's CPU time, which a busy machine does not inflate.
     auto mark = started;
-    Json steps = Json::object();
+    auto cpu_mark = threadCpuMs();
+    Json steps = Json::object(), cpu_steps = Json::object();
     auto step = [&](const char* name) {
       const auto at = std::chrono::steady_clock::now();
+      const auto cpu_at = threadCpuMs();
       steps[name] = std::chrono::duration<double, std::milli>(at - mark).count();
+      cpu_steps[name] = cpu_at - cpu_mark;
       mark = at;
+      cpu_mark = cpu_at;
     };
     const auto t = now();
+    const auto parsed_before = facts.pods.parsed();
     auto objects = gather();
     ctl::SnapshotOptions options{t, {}};
     for (const auto& [q, u] : usage) options.usage[q] = u.usage;
+    options.facts = &facts;
     auto cluster = ctl::buildClusterSnapshot(objects, options);
     step("snapshot");
     queueing::Policy policy;
@@ -630,7 +649,9 @@ struct Operator::Runtime {
                                     {"pending", cluster.snapshot.pending.size()},
                                     {"admitted", records.size()},
                                     {"deleted", plan.deletions.size()},
-                                    {"ms", steps}});
+                                    {"pods_parsed", facts.pods.parsed() - parsed_before},
+                                    {"ms", steps},
+                                    {"cpu_ms", cpu_steps}});
     op.metrics_.observe(
         "troupe_scheduling_cycle_duration_seconds", {},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -1027,8 +1048,10 @@ void Operator::controlLoop(std::stop_token stop) {
     if (((runtime_->schedule_requested || wakeup_due) && since >= options_.min_cycle_gap) ||
         since >= options_.cycle_interval) {
       runtime_->schedule_requested = false;
-      runtime_->scheduleCycle();
+      // Cycles are spaced from start to start: a long cycle is not followed by a full gap
+      // of idleness while work waits.
       last_cycle = std::chrono::steady_clock::now();
+      runtime_->scheduleCycle();
       continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

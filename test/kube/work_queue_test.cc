@@ -113,3 +113,23 @@ TEST_CASE("concurrent workers never hold the same key at once", "[kube][work-que
   CHECK(processed >= 8);
   CHECK(processed <= 400);
 }
+
+TEST_CASE("keys added first go ahead of the others, and a queued key keeps its place",
+          "[kube][work-queue]") {
+  WorkQueue queue;
+  queue.add("job/old-1");
+  queue.add("job/old-2");
+  queue.addFirst("job/new-1");
+  queue.addFirst("job/old-2");  // already queued: neither moved nor doubled
+  queue.addFirst("job/new-2");
+  CHECK(queue.len() == 4);
+  CHECK(queue.get() == "job/new-1");
+  CHECK(queue.get() == "job/new-2");
+  CHECK(queue.get() == "job/old-1");
+  CHECK(queue.get() == "job/old-2");
+  // A key added first while a worker holds it is not handed to a second worker.
+  queue.addFirst("job/new-1");
+  CHECK(queue.getFor(milliseconds(20)) == std::nullopt);
+  queue.done("job/new-1");
+  CHECK(queue.get() == "job/new-1");
+}

@@ -1,0 +1,159 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "controllers/cluster_snapshot.h"
+#include "controllers/object_facts.h"
+#include "test/controllers/builders.h"
+
+using namespace troupe::controllers;
+using namespace troupe::controllers::testing;
+using troupe::queueing::kCpu;
+using troupe::queueing::kGpu;
+
+namespace {
+
+ObjectRef shared(Json object) { return std::make_shared<const Json>(std::move(object)); }
+
+Json withExtended(Json pod, const std::string& resource, int amount) {
+  pod["spec"]["containers"][0]["resources"]["limits"][resource] = std::to_string(amount);
+  return pod;
+}
+
+// What the engine is given, in a form two builds can be compared by.
+Json describe(const ClusterSnapshot& cluster) {
+  Json out = Json::object();
+  for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
+    out["names"].push_back(cluster.names.name(slot));
+  for (const auto& n : cluster.snapshot.nodes) {
+    Json alloc = Json::array();
+    for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
+      alloc.push_back(n.allocatable[slot]);
+    out["nodes"][n.name] = {{"allocatable", alloc}, {"ready", n.ready}};
+  }
+  auto gangs = [&](const auto& specs, const char* key) {
+    for (const auto& g : specs) {
+      Json sets = Json::array();
+      for (const auto& ps : g.pod_sets) {
+        Json requests = Json::array();
+        for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
+          requests.push_back(ps.shape->requests[slot]);
+        sets.push_back({{"requests", requests}, {"count", ps.count}, {"min", ps.min_count}});
+      }
+      out[key][g.name] = {{"sets", sets}, {"priority", g.priority}};
+    }
+  };
+  gangs(cluster.snapshot.pending, "pending");
+  std::vector<troupe::queueing::GangSpec> running;
+  for (const auto& r : cluster.snapshot.running) running.push_back(r.spec);
+  gangs(running, "running");
+  for (const auto& p : cluster.problems)
+    out["problems"].push_back(p.key + ": " + p.error.describe());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a pod version is read once however many cycles read it", "[controllers][facts]") {
+  FactsCache<PodFacts> cache(readPodFacts);
+  auto a = shared(pod("ml", "a-0").group("a").index(0).gpus(2));
+  auto b = shared(pod("ml", "b-0").group("b").gpus(1).boundTo("n1", "3"));
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    const auto& fa = cache.of(a);
+    const auto& fb = cache.of(b);
+    CHECK(fa.key == "ml/a-0");
+    CHECK(fa.group == "ml/a");
+    CHECK(fa.replica_index == 0);
+    CHECK(fb.node == "n1");
+    CHECK(fb.gpus == std::vector<int>{3});
+    cache.sweep();
+  }
+  CHECK(cache.parsed() == 2);
+
+  // A new version (a new document from the cache) is read afresh; the old one, no longer
+  // read by a cycle, is forgotten.
+  auto a2 = shared(pod("ml", "a-0").group("a").index(0).gpus(2).boundTo("n2", "0,1"));
+  CHECK(cache.of(a2).node == "n2");
+  CHECK(cache.of(b).node == "n1");
+  cache.sweep();
+  CHECK(cache.parsed() == 3);
+  CHECK(cache.size() == 2);
+}
+
+TEST_CASE("equal pod shapes have equal keys, whatever order the pod names its resources in",
+          "[controllers][facts]") {
+  Json one = pod("ml", "x").gpus(4);
+  Json other = pod("ml", "y");
+  other["spec"]["containers"][0]["resources"] = {{"limits", {{"nvidia.com/gpu", "4"}}},
+                                                 {"requests", {{"cpu", "1"}}}};
+  CHECK(readPodFacts(one).shape->key == readPodFacts(other).shape->key);
+  CHECK(readPodFacts(pod("ml", "z").gpus(8)).shape->key != readPodFacts(one).shape->key);
+  Json tolerant = pod("ml", "t").gpus(4);
+  tolerant["spec"]["tolerations"] = {{{"key", "gpu"}, {"operator", "Exists"}}};
+  CHECK(readPodFacts(tolerant).shape->key != readPodFacts(one).shape->key);
+}
+
+TEST_CASE("a snapshot built from kept facts equals one read afresh, cycle after cycle",
+          "[controllers][facts]") {
+  // Extended resources get slots in the order objects name them; kept facts must give
+  // the same slots as reading everything again.
+  ApiObjects objects;
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "a").minMember(2), podGroup("ml", "b")};
+  Json fpga_node = node("n2").gpus(8);
+  fpga_node["status"]["allocatable"]["example.com/fpga"] = "2";
+  objects.nodes = {node("n1").gpus(8), fpga_node};
+  objects.pods = {
+      withExtended(pod("ml", "b-0").group("b").gpus(1).boundTo("n2", "0"), "example.com/fpga", 1),
+      pod("ml", "a-0").group("a").index(0).gpus(4),
+      withExtended(pod("ml", "a-1").group("a").index(1).gpus(4), "example.com/nic", 1),
+      pod("kube", "daemon").scheduler("default-scheduler").gpus(1).boundTo("n1")};
+
+  SnapshotFacts kept;
+  SnapshotOptions with_facts;
+  with_facts.facts = &kept;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    auto fresh = buildClusterSnapshot(objects, {});
+    auto from_facts = buildClusterSnapshot(objects, with_facts);
+    CHECK(describe(from_facts) == describe(fresh));
+  }
+  CHECK(kept.pods.parsed() == 4);
+  CHECK(kept.nodes.parsed() == 2);
+  auto cluster = buildClusterSnapshot(objects, with_facts);
+  REQUIRE(cluster.snapshot.pending.size() == 1);
+  CHECK(cluster.snapshot.pending[0].pod_sets.size() == 2);  // the NIC pod is its own shape
+  CHECK(cluster.snapshot.nodes[0].allocatable[kGpu] == 7);  // the daemon holds one
+  CHECK(cluster.snapshot.nodes[0].allocatable[kCpu] == 63000);
+
+  // One pod changes: only it is read again, and the snapshot follows it.
+  objects.pods.replace(1, pod("ml", "a-0").group("a").index(0).gpus(4).boundTo("n1", "0,1,2,3"));
+  auto after = buildClusterSnapshot(objects, with_facts);
+  CHECK(kept.pods.parsed() == 5);
+  CHECK(describe(after) == describe(buildClusterSnapshot(objects, {})));
+  CHECK(after.snapshot.running.size() == 2);
+}
+
+TEST_CASE("a damaged pod or node in kept facts is still named as a problem every cycle",
+          "[controllers][facts]") {
+  ApiObjects objects;
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "a")};
+  Json bad_node = node("n2");
+  bad_node["metadata"]["annotations"]["troupe.dev/gpu-topology"] = "not a topology";
+  objects.nodes = {node("n1"), bad_node};
+  Json bad_pod = pod("ml", "a-0").group("a");
+  bad_pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "lots";
+  objects.pods = {bad_pod};
+  SnapshotFacts kept;
+  SnapshotOptions options;
+  options.facts = &kept;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    auto cluster = buildClusterSnapshot(objects, options);
+    REQUIRE(cluster.problems.size() == 2);
+    CHECK(cluster.problems[0].kind == "Node");
+    CHECK(cluster.problems[0].key == "n2");
+    CHECK(cluster.problems[1].kind == "PodGroup");
+    CHECK(cluster.problems[1].error.field_path.find("pods[a-0].spec.containers[0]") == 0);
+    CHECK(cluster.snapshot.pending.empty());
+  }
+}
