@@ -21,10 +21,9 @@ using Json = nlohmann::json;
 
 namespace {
 
-std::int32_t priorityOf(const Json& group, const std::vector<const PodFacts*>& pods,
+std::int32_t priorityOf(const std::string& cls, const std::vector<const PodFacts*>& pods,
                         const std::map<std::string, std::int32_t>& classes,
                         std::optional<std::int32_t> global_default) {
-  auto cls = stringAt(group, "/spec/priorityClassName");
   if (!cls.empty()) {
     auto it = classes.find(cls);
     if (it != classes.end()) return it->second;
@@ -173,13 +172,12 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   }
 
   // Gangs.
-  for (const auto& pg : objects.pod_groups) {
+  for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
+    const PodGroupFacts& group = facts.groups.of(objects.pod_groups.ref(i));
     Gang gang;
-    gang.key = keyOf(pg);
-    gang.queue = stringAt(pg, "/spec/queue");
-    gang.min_member =
-        static_cast<std::int32_t>(std::max<std::int64_t>(1, intAt(pg, "/spec/minMember", 1)));
-    auto phase = stringAt(pg, "/status/phase");
+    gang.key = group.key;
+    gang.queue = group.queue;
+    gang.min_member = group.min_member;
     auto& pods = pods_of_group[gang.key];
     // By replica index (pods without one first), then name: a total order.
     std::sort(pods.begin(), pods.end(), [](const PodFacts* a, const PodFacts* b) {
@@ -187,7 +185,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
       auto ib = std::max(0, b->replica_index);
       return std::tie(ia, a->name) < std::tie(ib, b->name);
     });
-    if (phase == "Succeeded" || phase == "Failed") {
+    if (group.finished) {
       gang.state = GangState::Finished;
       out.gangs[gang.key] = std::move(gang);
       continue;
@@ -195,22 +193,15 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     queueing::GangSpec spec;
     spec.name = gang.key;
     spec.queue = gang.queue;
-    spec.priority = priorityOf(pg, pods, classes, global_default);
-    auto submitted = annotation(pg, kSubmittedAtAnnotation);
-    spec.submit_time =
-        !submitted.empty()
-            ? std::atoll(submitted.c_str())
-            : parseTimestamp(stringAt(pg, "/metadata/creationTimestamp")).value_or(options.now);
-    spec.preemptible = annotation(pg, kPreemptibleAnnotation) != "false";
-    auto level = annotation(pg, kTopologyLevelAnnotation);
-    if (!level.empty()) {
-      spec.topology.level = level;
-      spec.topology.mode = annotation(pg, kTopologyModeAnnotation) == "Required"
-                               ? queueing::TopologyMode::Required
-                               : queueing::TopologyMode::Preferred;
+    spec.priority = priorityOf(group.priority_class, pods, classes, global_default);
+    spec.submit_time = group.submit_time.value_or(options.now);
+    spec.preemptible = group.preemptible;
+    if (!group.topology_level.empty()) {
+      spec.topology.level = group.topology_level;
+      spec.topology.mode = group.topology_required ? queueing::TopologyMode::Required
+                                                   : queueing::TopologyMode::Preferred;
     }
-    auto estimate = annotation(pg, kRuntimeEstimateAnnotation);
-    if (!estimate.empty()) spec.runtime_estimate = std::atoll(estimate.c_str());
+    spec.runtime_estimate = group.runtime_estimate;
 
     // Pod sets by shape, in the order of their first pod.
     std::vector<std::string> shape_keys;

@@ -7,6 +7,7 @@
 
 #include "api/gpu_topology.h"
 #include "api/well_known.h"
+#include "controllers/annotations.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"
@@ -213,6 +214,31 @@ NodeFacts readNodeFacts(const Json& node) {
       out.spec.numa_nodes = parsed->numa;
     }
   }
+  return out;
+}
+
+PodGroupFacts readPodGroupFacts(const Json& group) {
+  PodGroupFacts out;
+  const Json& metadata = field(group, "metadata");
+  const Json& spec = field(group, "spec");
+  const Json& annotations = field(metadata, "annotations");
+  const auto ns = stringField(metadata, "namespace");
+  out.key = ns.empty() ? stringField(metadata, "name") : ns + "/" + stringField(metadata, "name");
+  out.queue = stringField(spec, "queue");
+  const Json& min_member = field(spec, "minMember");
+  out.min_member = static_cast<std::int32_t>(std::max<std::int64_t>(
+      1, min_member.is_number_integer() ? min_member.get<std::int64_t>() : 1));
+  const auto phase = stringField(field(group, "status"), "phase");
+  out.finished = phase == "Succeeded" || phase == "Failed";
+  out.priority_class = stringField(spec, "priorityClassName");
+  const auto submitted = stringField(annotations, kSubmittedAtAnnotation);
+  out.submit_time = !submitted.empty() ? std::optional<std::int64_t>(std::atoll(submitted.c_str()))
+                                       : parseTimestamp(stringField(metadata, "creationTimestamp"));
+  out.preemptible = stringField(annotations, kPreemptibleAnnotation) != "false";
+  out.topology_level = stringField(annotations, kTopologyLevelAnnotation);
+  out.topology_required = stringField(annotations, kTopologyModeAnnotation) == "Required";
+  const auto estimate = stringField(annotations, kRuntimeEstimateAnnotation);
+  if (!estimate.empty()) out.runtime_estimate = std::atoll(estimate.c_str());
   return out;
 }
 

@@ -13,9 +13,10 @@
 #include "queueing/resource_vector.h"
 #include "queueing/snapshot.h"
 
-// What the scheduling cycle reads of pods and nodes, parsed once per version of each.
+// What the scheduling cycle reads of pods, nodes and PodGroups, parsed once per version
+// of each.
 //
-// Every cycle builds the engine's snapshot from every pod and node the caches hold, and
+// Every cycle builds the engine's snapshot from every object the caches hold, and
 // most have not changed since the last cycle. Reading their fields out of JSON (labels,
 // annotations, requests, quantities, selectors, GPU topology) cost more than the engine's
 // own work at a few thousand pods. The informer caches keep each version of an object as
@@ -71,6 +72,23 @@ struct NodeFacts {
 
 NodeFacts readNodeFacts(const nlohmann::json& node);
 
+// What the engine's gang spec takes from a PodGroup.
+struct PodGroupFacts {
+  std::string key;  // "namespace/name"
+  std::string queue;
+  std::int32_t min_member = 1;
+  bool finished = false;  // status.phase Succeeded or Failed
+  std::string priority_class;
+  // The troupe.dev/submitted-at annotation, else the creation time; nullopt: neither.
+  std::optional<std::int64_t> submit_time;
+  bool preemptible = true;
+  std::string topology_level;
+  bool topology_required = false;
+  std::optional<std::int64_t> runtime_estimate;
+};
+
+PodGroupFacts readPodGroupFacts(const nlohmann::json& group);
+
 // Facts of the objects a cycle reads, kept from one cycle to the next for the versions
 // that did not change. Not thread-safe: one scheduling loop owns it.
 template <class Facts>
@@ -86,14 +104,19 @@ class FactsCache {
       it->second.facts = read_(*object);
       ++parsed_;
     }
-    it->second.cycle = cycle_;
+    if (it->second.cycle != cycle_) {
+      it->second.cycle = cycle_;
+      ++read_this_cycle_;
+    }
     return it->second.facts;
   }
   // Ends a cycle: forgets the versions the cycle did not read (and the documents they
-  // kept alive).
+  // kept alive). When the cycle read every entry, there is nothing to look for.
   void sweep() {
-    std::erase_if(entries_, [&](const auto& kv) { return kv.second.cycle != cycle_; });
+    if (read_this_cycle_ != entries_.size())
+      std::erase_if(entries_, [&](const auto& kv) { return kv.second.cycle != cycle_; });
     ++cycle_;
+    read_this_cycle_ = 0;
   }
   std::size_t size() const { return entries_.size(); }
   // Objects parsed since the cache was made: a measure of what the cache saved.
@@ -108,6 +131,7 @@ class FactsCache {
   Reader read_;
   std::unordered_map<const nlohmann::json*, Entry> entries_;
   std::uint64_t cycle_ = 1;
+  std::size_t read_this_cycle_ = 0;  // distinct entries read since the last sweep
   std::uint64_t parsed_ = 0;
 };
 
@@ -115,9 +139,11 @@ class FactsCache {
 struct SnapshotFacts {
   FactsCache<PodFacts> pods{readPodFacts};
   FactsCache<NodeFacts> nodes{readNodeFacts};
+  FactsCache<PodGroupFacts> groups{readPodGroupFacts};
   void sweep() {
     pods.sweep();
     nodes.sweep();
+    groups.sweep();
   }
 };
 

@@ -119,6 +119,7 @@ TEST_CASE("a snapshot built from kept facts equals one read afresh, cycle after 
   }
   CHECK(kept.pods.parsed() == 4);
   CHECK(kept.nodes.parsed() == 2);
+  CHECK(kept.groups.parsed() == 2);
   auto cluster = buildClusterSnapshot(objects, with_facts);
   REQUIRE(cluster.snapshot.pending.size() == 1);
   CHECK(cluster.snapshot.pending[0].pod_sets.size() == 2);  // the NIC pod is its own shape
