@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,23 @@ struct PreemptionNotice {
   std::string reason;  // "Reclaim" | "WithinQueue"
 };
 
+// A pod by name, with the uid that tells it from a newer pod of the same name.
+struct PodRef {
+  std::string ns;
+  std::string pod;
+  std::string uid;
+};
+
 struct ActionPlan {
   // One record per admitted gang and per grown gang; each is journaled before its first
   // binding.
   std::vector<state::AdmissionRecord> bindings;
   std::vector<PodDeletion> deletions;  // preemption victims first, then shrinks
   std::vector<PreemptionNotice> preempted;
+  // By preemptor: every pod that must be gone from the API before it may bind, the bound
+  // pods of its victims (deleted now or already terminating) and the pods shrunk for it.
+  // While one is still there (a grace period runs), its containers may hold the GPUs.
+  std::map<std::string, std::vector<PodRef>> making_room;
   std::vector<EventRecord> events;
   // Decisions that could not be mapped onto pods (a pod vanished since the snapshot): the
   // gang is skipped whole this cycle and the next cycle decides again.

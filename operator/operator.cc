@@ -306,6 +306,29 @@ struct Operator::Runtime {
     return true;
   }
 
+  // The preemptors that must wait for a later cycle: some pod making room for them is
+  // still in the API, terminating through its grace period with its containers on the
+  // GPUs. A preemptor whose victims were deleted at once (no grace period) binds in this
+  // cycle, as kube-scheduler would place a pod once its victims' objects are gone.
+  std::set<std::string> stillMakingRoom(
+      const std::map<std::string, std::vector<ctl::PodRef>>& making_room) {
+    std::vector<std::pair<const std::string*, const ctl::PodRef*>> pods;
+    for (const auto& [preemptor, refs] : making_room)
+      for (const auto& ref : refs) pods.emplace_back(&preemptor, &ref);
+    std::vector<char> gone(pods.size(), 0);
+    concurrently(pods.size(), kWriteWidth, [&](std::size_t i) {
+      const auto& ref = *pods[i].second;
+      auto r = client.get({res::kPods, ref.ns, ref.pod, ""});
+      gone[i] = r ? ctl::stringAt(*r, "/metadata/uid") != ref.uid : r.error().isNotFound();
+    });
+    std::set<std::string> waiting;
+    for (const auto& [preemptor, refs] : making_room)
+      if (refs.empty()) waiting.insert(preemptor);  // nothing seen to go yet: be safe
+    for (std::size_t i = 0; i < pods.size(); ++i)
+      if (!gone[i]) waiting.insert(*pods[i].first);
+    return waiting;
+  }
+
   // The Binding of one pod; any thread. One write per pod: kube-apiserver (and troupe serve)
   // copy the Binding's annotations onto the pod, so the GPU indices arrive with the node.
   bool postBinding(const state::PlannedBinding& b) {
@@ -560,9 +583,7 @@ struct Operator::Runtime {
     step("engine");
 
     // Preemptions first: victims are deleted; their preemptors wait for the capacity.
-    std::set<std::string> waiting_preemptors;
     for (const auto& p : plan.preempted) {
-      waiting_preemptors.insert(p.preemptor);
       patchGroupAnnotation(p.gang, kPreemptedByAnnotation, p.preemptor);
       op.metrics_.add("troupe_preemptions_total",
                       {{"queue", cluster.gangs.count(p.gang) ? cluster.gangs.at(p.gang).queue : ""},
@@ -578,6 +599,7 @@ struct Operator::Runtime {
     }
     concurrently(plan.deletions.size(), kWriteWidth,
                  [&](std::size_t i) { deletePod(plan.deletions[i]); });
+    const auto waiting_preemptors = stillMakingRoom(plan.making_room);
 
     std::vector<const state::AdmissionRecord*> records;
     for (const auto& record : plan.bindings)

@@ -39,6 +39,7 @@ TEST_CASE("a preemption deletes every bound pod of the victim and names the pree
   REQUIRE(plan.preempted.size() == 1);
   CHECK(plan.preempted[0].preemptor == "ml/newcomer");
   CHECK_THAT(plan.events[0].message, Catch::Contains("Preempted by ml/newcomer"));
+  CHECK(plan.making_room.at("ml/newcomer").size() == 2);
 }
 
 TEST_CASE("an admission naming more pods than the gang has unbound is skipped whole",
@@ -80,6 +81,40 @@ TEST_CASE("a shrink deletes the highest replicas on the named nodes", "[controll
   CHECK(plan.deletions[1].pod == "elastic-2");
   CHECK(plan.deletions[0].reason == "Shrunk");
   CHECK_THAT(plan.events[0].message, Catch::Contains("Resized to 2 pods"));
+  // The preemptor the shrink serves waits for exactly the shrunk pods to be gone.
+  REQUIRE(plan.making_room.count("ml/other") == 1);
+  const auto& room = plan.making_room.at("ml/other");
+  REQUIRE(room.size() == 2);
+  CHECK(room[0].pod == "elastic-3");
+  CHECK(room[1].pod == "elastic-2");
+  CHECK(room[0].uid == "uid-elastic-3");
+}
+
+TEST_CASE("a preemptor waits for every bound pod of its victims, terminating ones included",
+          "[controllers][plan]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2")};
+  objects.queues = {queue("team-a"), queue("team-b")};
+  objects.pod_groups = {podGroup("ml", "victim").minMember(2),
+                        podGroup("ml", "newcomer").minMember(1).queue("team-b")};
+  objects.pods = {
+      pod("ml", "victim-0").group("victim").index(0).gpus(8).boundTo("n1", "0").deleting(),
+      pod("ml", "victim-1").group("victim").index(1).gpus(8).boundTo("n2", "0"),
+      pod("ml", "newcomer-0").group("newcomer").index(0).gpus(8)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  troupe::queueing::Decisions d;
+  d.preemptions.push_back(
+      {"ml/victim", "team-a", "ml/newcomer", troupe::queueing::PreemptionReason::Reclaim});
+  auto plan = planActions(d, cluster, 100);
+  // Only the pod not yet terminating is deleted again...
+  REQUIRE(plan.deletions.size() == 1);
+  CHECK(plan.deletions[0].pod == "victim-1");
+  // ...but the preemptor waits for both to be gone.
+  REQUIRE(plan.making_room.size() == 1);
+  const auto& room = plan.making_room.at("ml/newcomer");
+  REQUIRE(room.size() == 2);
+  CHECK(room[0].pod == "victim-0");
+  CHECK(room[1].pod == "victim-1");
 }
 
 TEST_CASE("recovery finishes an intact half-bound gang and rolls back a broken one",
