@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "bench/api/scheduler_benchmark.h"
@@ -89,8 +90,11 @@ int runScheduler(const SchedulerBenchOptions& options) {
       options.kubelets ? fmt::format("on (sim speed {})", options.sim_speed) : "off",
       options.nodes);
   fmt::print(
-      "- jobs created from {} client connections; pods requesting 1 CPU each; binds seen "
+      "- {} created from {} client connections; pods requesting 1 CPU each; binds seen "
       "through a watch\n\n",
+      options.workload == BenchWorkload::TrainingJobs
+          ? "jobs (TrainingJobs: the operator makes each PodGroup, Service and pod)"
+          : "jobs (a PodGroup and its pods, made by the benchmark as another operator would)",
       options.threads);
   std::fflush(stdout);
   auto result = runSchedulerBench(options, [](const std::string& line) {
@@ -195,6 +199,15 @@ void addApiBenchCommands(CLI::App& bench) {
                           "Run the server without its simulated kubelets");
   scheduler_cmd->add_option("--crds", scheduler->crd_dir, "Directory of the CRD manifests")
       ->capture_default_str();
+  scheduler_cmd
+      ->add_option("--workload", scheduler->workload,
+                   "What each job is: trainingjobs (the default: the operator makes its "
+                   "PodGroup, Service and pods) or pods (the benchmark makes a PodGroup and "
+                   "its pods)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, BenchWorkload>{{"trainingjobs", BenchWorkload::TrainingJobs},
+                                               {"pods", BenchWorkload::Pods}},
+          CLI::ignore_case));
   scheduler_cmd->add_option("--serve-log", scheduler->serve_log,
                             "Keep the server's log (with the operator's) in this file");
   scheduler_cmd

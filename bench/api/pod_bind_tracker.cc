@@ -59,7 +59,9 @@ void PodBindTracker::onEvent(const kube::WatchEvent& event) {
   if (meta.contains("resourceVersion")) last_version_ = meta["resourceVersion"].get<std::string>();
   if (event.type == kube::WatchEventType::Bookmark) return;
   const auto& labels = meta.value("labels", nlohmann::json::object());
+  // A TrainingJob's pod, or a pod of a PodGroup the benchmark made itself.
   std::string job = labels.value("troupe.dev/job-name", "");
+  if (job.empty()) job = labels.value("troupe.dev/pod-group", "");
   if (job.empty()) return;
   std::string pod = meta.value("name", "");
   if (event.type == kube::WatchEventType::Deleted) {

@@ -15,7 +15,8 @@
 #include "kube/kube_client.h"
 
 // Watches every pod of one namespace and notes, once per pod, when it is first seen with
-// spec.nodeName set, together with its TrainingJob (label troupe.dev/job-name). Jobs are
+// spec.nodeName set, together with its TrainingJob (label troupe.dev/job-name) or its
+// PodGroup (label troupe.dev/pod-group, for pods made without a TrainingJob). Jobs are
 // grouped by the part of their name before the first '-' ("j-17" is in group "j").
 namespace troupe::bench {
 

@@ -62,6 +62,46 @@ json trainingJob(const std::string& name, const std::string& queue_name, int rep
                                              {"resources", resources}}})}}}}}}}};
 }
 
+// The pod template of trainingJob(), for a pod of the benchmark's own PodGroup.
+json plainPod(const std::string& group, int index, int gpus) {
+  json resources = gpus > 0 ? json{{"limits", {{"nvidia.com/gpu", gpus}}}}
+                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", fmt::format("{}-{}", group, index)},
+            {"labels", {{"troupe.dev/pod-group", group}}}}},
+          {"spec",
+           {{"schedulerName", "troupe"},
+            {"restartPolicy", "Never"},
+            {"terminationGracePeriodSeconds", 0},
+            {"containers", json::array({{{"name", "main"},
+                                         {"image", "registry.example.com/train:1"},
+                                         {"resources", resources}}})}}}};
+}
+
+// One job of the chosen workload: a TrainingJob, or a PodGroup then its pods.
+Status createJob(kube::KubeClient& client, BenchWorkload workload, const std::string& name,
+                 const std::string& queue_name, int replicas, int gpus) {
+  if (workload == BenchWorkload::TrainingJobs) {
+    auto made = client.create(kube::resources::kTrainingJobs, kNamespace,
+                              trainingJob(name, queue_name, replicas, gpus), {});
+    if (!made) return Status(made.error());
+    return Status();
+  }
+  json group = {{"apiVersion", "troupe.dev/v1alpha1"},
+                {"kind", "PodGroup"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"minMember", replicas}, {"queue", queue_name}}}};
+  if (auto made = client.create(kube::resources::kPodGroups, kNamespace, group, {}); !made)
+    return Status(made.error());
+  for (int i = 0; i < replicas; ++i) {
+    auto made = client.create(kube::resources::kPods, kNamespace, plainPod(name, i, gpus), {});
+    if (!made) return Status(made.error());
+  }
+  return Status();
+}
+
 int jobIndex(const std::string& job) { return std::stoi(job.substr(job.find('-') + 1)); }
 
 // Creates `jobs` jobs named <group>-<i> from `threads` connections and waits until all
@@ -78,11 +118,8 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   const int64_t first_ns = nowNs();
   auto run = runParallel(server, options.threads, jobs, [&](kube::KubeClient& client, int i) {
     created_ns[static_cast<std::size_t>(i)] = nowNs();
-    auto made =
-        client.create(kube::resources::kTrainingJobs, kNamespace,
-                      trainingJob(fmt::format("{}-{}", group, i), "bench", replicas, 0), {});
-    if (!made) return Status(made.error());
-    return Status();
+    return createJob(client, options.workload, fmt::format("{}-{}", group, i), "bench", replicas,
+                     0);
   });
   if (!run) return run.error();
   phase.jobs_created_per_second = jobs / run->seconds;
@@ -119,9 +156,8 @@ Result<ReclaimAttempt> reclaim(ServeChild& server, PodBindTracker& tracker,
   const std::string group = name.substr(0, name.find('-'));
   const int preempted_before = tracker.deleted("b");
   const int64_t start_ns = nowNs();
-  auto made = server.client().create(kube::resources::kTrainingJobs, kNamespace,
-                                     trainingJob(name, "owner", 1, gpus), {});
-  if (!made) return Error(made.error());
+  if (auto made = createJob(server.client(), options.workload, name, "owner", 1, gpus); !made)
+    return made.error();
   attempt.bound =
       tracker.waitForBound(group, 1,
                            Clock::now() + std::chrono::seconds(options.reclaim_wait_seconds)) >= 1;
@@ -129,8 +165,10 @@ Result<ReclaimAttempt> reclaim(ServeChild& server, PodBindTracker& tracker,
     attempt.ms = static_cast<double>(tracker.binds(group).front().at_ns - start_ns) / 1e6;
   attempt.preempted = tracker.deleted("b") - preempted_before;
   if (!attempt.bound) {
-    auto job =
-        server.client().get(kube::ObjectRef{kube::resources::kTrainingJobs, kNamespace, name, ""});
+    const auto& type = options.workload == BenchWorkload::TrainingJobs
+                           ? kube::resources::kTrainingJobs
+                           : kube::resources::kPodGroups;
+    auto job = server.client().get(kube::ObjectRef{type, kNamespace, name, ""});
     if (job)
       attempt.pending = job->value("status", json::object())
                             .value("pending", json::object())
@@ -146,11 +184,8 @@ Status measureReclaim(ServeChild& server, PodBindTracker& tracker,
   // The borrowing queue asks for every GPU: one 8-GPU single-pod job per node.
   auto run =
       runParallel(server, options.threads, options.nodes, [&](kube::KubeClient& client, int i) {
-        auto made =
-            client.create(kube::resources::kTrainingJobs, kNamespace,
-                          trainingJob(fmt::format("b-{}", i), "borrower", 1, kGpusPerNode), {});
-        if (!made) return Status(made.error());
-        return Status();
+        return createJob(client, options.workload, fmt::format("b-{}", i), "borrower", 1,
+                         kGpusPerNode);
       });
   if (!run) return run.error();
   // Every borrowing pod fits (the owner's guarantee is lent while it is unused).
@@ -167,8 +202,14 @@ Status measureReclaim(ServeChild& server, PodBindTracker& tracker,
   auto one_gpu = reclaim(server, tracker, options, "r-1", 1);
   if (!one_gpu) return one_gpu.error();
   result.one_gpu = *one_gpu;
-  if (auto gone = server.client().remove(
-          kube::ObjectRef{kube::resources::kTrainingJobs, kNamespace, "r-1", ""}, {});
+  // The 1-GPU job is deleted (of plain pods, its pod: the PodGroup is left empty) before
+  // the 8-GPU one is timed.
+  const auto& first_type = options.workload == BenchWorkload::TrainingJobs
+                               ? kube::resources::kTrainingJobs
+                               : kube::resources::kPods;
+  const std::string first_name = options.workload == BenchWorkload::TrainingJobs ? "r-1" : "r-1-0";
+  if (auto gone =
+          server.client().remove(kube::ObjectRef{first_type, kNamespace, first_name, ""}, {});
       !gone)
     return gone.error();
   auto one_node = reclaim(server, tracker, options, "s-8", kGpusPerNode);

@@ -12,7 +12,14 @@
 // through a watch.
 namespace troupe::bench {
 
+// What the benchmark creates for each job: a TrainingJob (the user's path: the operator
+// makes its PodGroup, Service and pods), or a PodGroup and its pods made by the benchmark
+// itself, as another operator's pods join Troupe (the scheduler alone, as kube-scheduler's
+// SchedulingBasic creates pods).
+enum class BenchWorkload { TrainingJobs, Pods };
+
 struct SchedulerBenchOptions {
+  BenchWorkload workload = BenchWorkload::TrainingJobs;
   int nodes = 5'000;  // 8 GPUs each, 16 nodes a rack
   int jobs = 50'000;  // single-pod TrainingJobs
   int gangs = 500;    // TrainingJobs of `gang_size` pods

@@ -95,6 +95,30 @@ TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][
   CHECK_THAT(run.output, !Catch::Contains("- reclaim of 8 GPUs: not bound"));
 }
 
+TEST_CASE("troupe bench scheduler --workload pods binds the benchmark's own PodGroups",
+          "[bench][api-bench]") {
+  auto run = troupe(
+      "bench scheduler --workload pods --no-kubelets --nodes 20 --jobs 30 --gangs 2 --gang-size 4 "
+      "--timeout 60 --reclaim-wait 5");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.output, Catch::Contains("a PodGroup and its pods, made by the benchmark"));
+  auto single = row(run.output, "single-pod jobs");
+  REQUIRE(single.size() == 8);
+  CHECK(single[3] == "30");  // bound
+  auto gangs = row(run.output, "gangs of 4");
+  REQUIRE(gangs.size() == 8);
+  CHECK(gangs[3] == "8");
+  CHECK_THAT(run.output, Catch::Contains("the borrowing queue held 160 of 160 GPUs"));
+  CHECK_THAT(run.output, !Catch::Contains("- reclaim of 8 GPUs: not bound"));
+}
+
+TEST_CASE("troupe bench scheduler refuses an unknown workload", "[bench][api-bench]") {
+  auto run = troupe("bench scheduler --workload jobsets 2>&1");
+  CHECK(run.exit_code != 0);
+  CHECK_THAT(run.output, Catch::Contains("--workload"));
+}
+
 TEST_CASE("troupe bench server refuses a size below one", "[bench][api-bench]") {
   auto run = troupe("bench server --objects 0 2>&1");
   CHECK(run.exit_code == 2);
