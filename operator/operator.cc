@@ -582,7 +582,8 @@ struct Operator::Runtime {
     auto plan = ctl::planActions(decisions, cluster, t);
     step("engine");
 
-    // Preemptions first: victims are deleted; their preemptors wait for the capacity.
+    // Preemptions first: victims are deleted; a preemptor binds in this cycle once they are
+    // gone, or waits for a later one (stillMakingRoom).
     for (const auto& p : plan.preempted) {
       patchGroupAnnotation(p.gang, kPreemptedByAnnotation, p.preemptor);
       op.metrics_.add("troupe_preemptions_total",
