@@ -577,6 +577,15 @@ class Cycle {
 
   // ---- one gang ----------------------------------------------------------------------
 
+  // Starts loading the parts of g's state that tryGang and setWhy read first.
+  void prefetchGang(GangId g) const {
+    const GangState& gs = st_.gangs[g];
+    __builtin_prefetch(&gs.spec.pod_sets);
+    __builtin_prefetch(&gs.min_request);
+    __builtin_prefetch(&gs.why);
+    __builtin_prefetch(&gs.evicted_cycle);
+  }
+
   // Tries to admit g; returns true when it was. Otherwise records why it waits.
   bool tryGang(GangId g) {
     GangState& gs = st_.gangs[g];
@@ -846,6 +855,8 @@ class Cycle {
       while (it != qs.pending.end()) {
         const GangId g = *it;
         ++it;
+        // The next gang's state is far from this one's: fetch it while this one is tried.
+        if (it != qs.pending.end()) prefetchGang(*it);
         if (!blocked_by[qi].empty() && st_.gangs[g].evicted_cycle != st_.cycle) {
           // Without backfill the queue is FIFO: nothing passes its first waiting gang.
           Why why = baseWhy(g);
