@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/check.h"
+#include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
 #include "queueing/placement_memo.h"
@@ -501,23 +502,18 @@ class Cycle {
 
   // When the running gangs on `nodes` are all expected to have ended: the latest start +
   // runtime estimate among them (not before now), kNever if one has no estimate.
-  Seconds shadowTime(const std::vector<NodeId>& nodes) {
-    if (node_end_version_ != st_.capacity_version) {
-      // One pass over the running pods per change of the running set, shared by every
-      // reservation, instead of one pass per reservation.
-      node_end_version_ = st_.capacity_version;
-      node_end_.assign(st_.nodes.size(), std::numeric_limits<Seconds>::min());
-      for (QueueId q : st_.queues_by_rank) {
-        for (GangId r : st_.queues[static_cast<std::size_t>(q)].running) {
-          const GangState& rs = st_.gangs[r];
-          const Seconds end =
-              rs.spec.runtime_estimate ? rs.start_time + *rs.spec.runtime_estimate : kNever;
-          for (const Pod& p : rs.pods) node_end_[p.node] = std::max(node_end_[p.node], end);
-        }
+  Seconds shadowTime(const std::vector<NodeId>& nodes) const {
+    // The gangs on each node come from its index (NodeState::gangs), so a reservation
+    // costs its nodes' pods, not a pass over every running pod.
+    Seconds shadow = now_;
+    for (NodeId n : nodes) {
+      for (GangId r : st_.nodes[n].gangs) {
+        const GangState& rs = st_.gangs[r];
+        if (rs.queue < 0) continue;  // as the queues' running sets hold them
+        shadow = std::max(
+            shadow, rs.spec.runtime_estimate ? rs.start_time + *rs.spec.runtime_estimate : kNever);
       }
     }
-    Seconds shadow = now_;
-    for (NodeId n : nodes) shadow = std::max(shadow, node_end_[n]);
     return shadow;
   }
 
@@ -581,6 +577,15 @@ class Cycle {
 
   // ---- one gang ----------------------------------------------------------------------
 
+  // Starts loading the parts of g's state that tryGang and setWhy read first.
+  void prefetchGang(GangId g) const {
+    const GangState& gs = st_.gangs[g];
+    __builtin_prefetch(&gs.spec.pod_sets);
+    __builtin_prefetch(&gs.min_request);
+    __builtin_prefetch(&gs.why);
+    __builtin_prefetch(&gs.evicted_cycle);
+  }
+
   // Tries to admit g; returns true when it was. Otherwise records why it waits.
   bool tryGang(GangId g) {
     GangState& gs = st_.gangs[g];
@@ -628,8 +633,10 @@ class Cycle {
       // Not searched for want of budget: its answer is unknown, so any move may change it.
       if (!known && searches_ >= st_.policy.max_preemption_searches) markPreemptVolatile(q);
       if (!known && searches_ < st_.policy.max_preemption_searches) {
-        PreemptionPlan plan = planPreemption(st_, g, least, now_);
-        if (plan.searched) ++searches_;  // the budget counts real searches only
+        PreemptionPlan plan = planPreemption(
+            st_, g, least, now_,
+            st_.policy.share_preemption_candidates ? st_.candidate_pool.get() : nullptr);
+        if (plan.searched) ++searches_;
         st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
         if (plan.ok) {
           applyPlan(g, plan);
@@ -848,6 +855,8 @@ class Cycle {
       while (it != qs.pending.end()) {
         const GangId g = *it;
         ++it;
+        // The next gang's state is far from this one's: fetch it while this one is tried.
+        if (it != qs.pending.end()) prefetchGang(*it);
         if (!blocked_by[qi].empty() && st_.gangs[g].evicted_cycle != st_.cycle) {
           // Without backfill the queue is FIFO: nothing passes its first waiting gang.
           Why why = baseWhy(g);
@@ -996,10 +1005,6 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
-  // Per node, the latest expected end of a running gang on it (shadowTime), valid while
-  // capacity_version stays at node_end_version_.
-  std::vector<Seconds> node_end_;
-  std::uint64_t node_end_version_ = 0;
   GangId key_gang_ = kNoGang;
   std::optional<MemoKey> key_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried

@@ -133,6 +133,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
       return makeError(ErrorCode::Invalid, fmt::format("queues[{}].parent", spec.name),
                        "Invalid value: the parent of a queue cannot change");
     q.spec = std::move(spec);
+    st.runningChanged(it->second);  // minRuntimeSeconds decides its reclaim candidates
     st.shares_dirty = true;
     // Preemption rules (reclaim, withinQueue, minRuntimeSeconds) may have moved.
     st.preempt_memo.clear();

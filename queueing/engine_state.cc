@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "common/check.h"
+#include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 
 namespace troupe::queueing {
@@ -27,11 +28,16 @@ bool FifoOrder::operator()(GangId a, GangId b) const {
   return x.name < y.name;
 }
 
-EngineState::EngineState(Policy p) : policy(std::move(p)), fifo(FifoOrder{&gangs}) {
+EngineState::EngineState(Policy p)
+    : policy(std::move(p)),
+      fifo(FifoOrder{&gangs}),
+      candidate_pool(std::make_unique<CandidatePool>()) {
   // Class 0: no selector, no affinity, no tolerations.
   classes.push_back(ConstraintClass{});
   class_ids.emplace("", 0);
 }
+
+EngineState::~EngineState() = default;
 
 std::int32_t EngineState::levelIndex(const std::string& level_key) const {
   for (std::size_t i = 0; i < policy.topology_levels.size(); ++i)
@@ -144,8 +150,13 @@ const ConstraintClass& EngineState::eligibility(std::int32_t cls) {
   c.epoch = node_epoch;
   c.eligible.clear();
   c.allows.assign(nodes.size(), 0);
+  c.allows_every_usable = true;
   for (NodeId n = 0; n < nodes.size(); ++n) {
-    if (!nodes[n].usable() || !nodeAllows(nodes[n].spec, c.exemplar)) continue;
+    if (!nodes[n].usable()) continue;
+    if (!nodeAllows(nodes[n].spec, c.exemplar)) {
+      c.allows_every_usable = false;
+      continue;
+    }
     c.allows[n] = 1;
     c.eligible.push_back(n);
   }
@@ -361,6 +372,7 @@ void EngineState::attachToQueue(GangId g) {
   q.demand += gs.full_request;
   if (gs.running) {
     q.running.insert(g);
+    runningChanged(gs.queue);
     addAllocated(gs.queue, gs.held);
   } else {
     q.pending.insert(g);
@@ -384,6 +396,7 @@ void EngineState::detachFromQueue(GangId g) {
   q.demand -= gs.full_request;
   if (gs.running) {
     q.running.erase(g);
+    runningChanged(gs.queue);
     addAllocated(gs.queue, ResourceVector{} - gs.held);
   } else {
     q.pending.erase(g);
@@ -391,6 +404,15 @@ void EngineState::detachFromQueue(GangId g) {
   }
   gs.queue = -1;
   shares_dirty = true;
+}
+
+void EngineState::forgetOnNode(NodeId n, GangId g) {
+  std::vector<GangId>& on = nodes[n].gangs;
+  auto it = std::find(on.begin(), on.end(), g);
+  TROUPE_CHECK(it != on.end(), "gang {} released a pod on node {} that it does not hold",
+               gangName(g), nodes[n].spec.name);
+  *it = on.back();
+  on.pop_back();
 }
 
 void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
@@ -410,11 +432,13 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   for (const Pod& p : gs.pods) {
     const ResourceVector& req = requestOf(g, p.pod_set);
     takeOnNode(p.node, req, p.gpus);
+    nodes[p.node].gangs.push_back(g);
     gs.held += req;
     ++gs.counts[static_cast<std::size_t>(p.pod_set)];
   }
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].running.insert(g);
+    runningChanged(q);
     addAllocated(q, gs.held);
   }
   gs.why_reported = false;
@@ -423,11 +447,15 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
 void EngineState::stopRunning(GangId g) {
   GangState& gs = gangs[g];
   TROUPE_CHECK(gs.running, "gang {} stopped while not running", gs.spec.name);
-  for (const Pod& p : gs.pods) releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
+  for (const Pod& p : gs.pods) {
+    releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
+    forgetOnNode(p.node, g);
+  }
   const QueueId q = gs.queue;
   markDirty(q);
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].running.erase(g);
+    runningChanged(q);
     addAllocated(q, ResourceVector{} - gs.held);
   }
   gs.running = false;
@@ -448,6 +476,7 @@ void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_index
     const Pod& p = gs.pods[i];
     const ResourceVector& req = requestOf(g, p.pod_set);
     releaseOnNode(p.node, req, p.gpus);
+    forgetOnNode(p.node, g);
     freed += req;
     --gs.counts[static_cast<std::size_t>(p.pod_set)];
     drop[i] = 1;
@@ -458,6 +487,7 @@ void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_index
     if (!drop[i]) kept.push_back(gs.pods[i]);
   gs.pods = std::move(kept);
   gs.held -= freed;
+  runningChanged(gs.queue);
   if (gs.queue >= 0) addAllocated(gs.queue, ResourceVector{} - freed);
 }
 
@@ -467,11 +497,13 @@ void EngineState::addPods(GangId g, const std::vector<Pod>& pods) {
   for (const Pod& p : pods) {
     const ResourceVector& req = requestOf(g, p.pod_set);
     takeOnNode(p.node, req, p.gpus);
+    nodes[p.node].gangs.push_back(g);
     added += req;
     ++gs.counts[static_cast<std::size_t>(p.pod_set)];
     gs.pods.push_back(p);
   }
   gs.held += added;
+  runningChanged(gs.queue);
   if (gs.queue >= 0) addAllocated(gs.queue, added);
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -48,6 +49,9 @@ struct NodeState {
   std::array<std::int32_t, kMaxLevels> domain{-1, -1, -1, -1};  // per topology level
   std::uint32_t rank = 0;                                       // position by name among all nodes
   std::uint32_t pods = 0;                                       // running pods on it
+  // Invariant: the running gangs with a pod on it, once per pod (startRunning, stopRunning,
+  // addPods and removePods keep it), in no particular order.
+  std::vector<GangId> gangs;
   GangId reserved_for = kNoGang;
   bool usable() const { return present && spec.ready && !spec.unschedulable; }
 };
@@ -117,6 +121,7 @@ struct GangState {
 };
 
 class EngineState;
+class CandidatePool;
 
 // Pending gangs of a queue in admission order: priority (high first), submit time, name.
 // Starving gangs come first within a priority without a key of their own: starving means
@@ -147,6 +152,10 @@ struct QueueState {
   ResourceVector fair_share;
   std::set<GangId, PendingOrder> pending;
   std::set<GangId, NameOrder> running;
+  // Set to a new EngineState::running_stamp whenever `running`, the pods of one of its
+  // gangs or its spec change (admission, eviction, resize, removal, upsertQueue): caches
+  // of what its running gangs offer compare it.
+  std::uint64_t running_version = 0;
   // The last full examination of this queue's pending gangs, and what it depended on: a
   // queue whose inputs did not move is not examined again (its gangs would fail again
   // the same way), which keeps a cycle after a small change cheap.
@@ -186,6 +195,8 @@ struct ConstraintClass {
   std::uint64_t epoch = 0;
   std::vector<NodeId> eligible;      // sorted by node id
   std::vector<std::uint8_t> allows;  // by node id
+  // Every usable node is eligible (allows[n] == usable(n) for every node).
+  bool allows_every_usable = false;
 };
 
 struct Domains {
@@ -212,6 +223,7 @@ NameKey nameKey(const std::string& name);
 class EngineState {
  public:
   explicit EngineState(Policy p);
+  ~EngineState();
   EngineState(const EngineState&) = delete;
   EngineState& operator=(const EngineState&) = delete;
 
@@ -325,9 +337,17 @@ class EngineState {
   void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void addAllocated(QueueId q, const ResourceVector& amount);  // q and its ancestors
+  void forgetOnNode(NodeId n, GangId g);  // one pod of g left n (NodeState::gangs)
   void markDirty(QueueId q) {
     if (q >= 0) queues[static_cast<std::size_t>(q)].dirty = true;
   }
+  void runningChanged(QueueId q) {
+    if (q >= 0) queues[static_cast<std::size_t>(q)].running_version = ++running_stamp;
+  }
+  std::uint64_t running_stamp = 0;
+  // Reclaim candidates per source queue, shared by preemption searches across cycles
+  // (candidate_pool.h).
+  std::unique_ptr<CandidatePool> candidate_pool;
 
   // Gang lifecycle. startRunning/stopRunning move the accounting with the pods.
   GangId newGang(GangSpec spec);

@@ -46,6 +46,10 @@ struct Policy {
   // same decisions; explanations of skipped queues keep their last numbers. Tests compare
   // the two.
   bool skip_unchanged_queues = true;
+  // Share each source queue's reclaim candidates between preemption searches, within a
+  // cycle and across cycles, rebuilt when its running gangs change (candidate_pool.h).
+  // Off: every search collects them afresh, with the same decisions. Tests compare the two.
+  bool share_preemption_candidates = true;
 };
 
 }  // namespace troupe::queueing

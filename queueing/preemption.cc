@@ -7,34 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
 #include "queueing/statement.h"
 
 namespace troupe::queueing {
 namespace {
-
-struct Candidate {
-  Victim victim;
-  QueueId queue = -1;
-  ResourceVector frees;
-  // Cost order: shrinks before evictions, then lower priority, then less run time lost,
-  // then name.
-  // A shrink removes one pod: the gang's last surplus pods go first.
-  std::tuple<int, std::int32_t, Seconds, const std::string*, std::int64_t> cost;
-};
-
-bool cheaper(const Candidate& a, const Candidate& b) {
-  const auto& [ka, pa, ra, na, ia] = a.cost;
-  const auto& [kb, pb, rb, nb, ib] = b.cost;
-  if (ka != kb) return ka < kb;
-  if (pa != pb) return pa < pb;
-  if (ra != rb) return ra < rb;
-  if (na != nb) {
-    if (const int c = na->compare(*nb); c != 0) return c < 0;
-  }
-  return ia < ib;
-}
 
 // For a gang of one pod shape: how many of its pods fit on each node and in each domain
 // of its required level (or in total), kept up to date as victims' pods are released, so
@@ -102,11 +81,13 @@ class FitCounter {
 
 class Search {
  public:
-  Search(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now)
+  Search(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now,
+         CandidatePool* pool)
       : st_(st),
         g_(g),
         counts_(counts),
         now_(now),
+        pool_(pool),
         gs_(st.gangs[g]),
         q_(gs_.queue),
         qs_(st.queues[static_cast<std::size_t>(q_)]) {
@@ -155,7 +136,7 @@ class Search {
     // Cheapest first, ordered lazily: the greedy pass usually needs only a few of the
     // candidates, so a heap pops them in order instead of sorting them all.
     std::make_heap(candidates_.begin(), candidates_.end(),
-                   [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
+                   [&](const Candidate* a, const Candidate* b) { return cheaper(st_, *b, *a); });
 
     // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
@@ -221,23 +202,16 @@ class Search {
     const std::size_t n = candidates_.size();
     while (popped_ <= i) {
       std::pop_heap(candidates_.begin(), candidates_.end() - static_cast<std::ptrdiff_t>(popped_),
-                    [](const Candidate& a, const Candidate& b) { return cheaper(b, a); });
+                    [&](const Candidate* a, const Candidate* b) { return cheaper(st_, *b, *a); });
       ++popped_;
     }
-    return candidates_[n - 1 - i];
+    return *candidates_[n - 1 - i];
   }
 
   PlaceOptions options() const {
     PlaceOptions o;
     o.self = g_;
     return o;
-  }
-
-  bool runLongEnough(const GangState& v, const QueueState& vq) {
-    if (!v.spec.preemptible) return false;
-    if (now_ - v.start_time >= vq.spec.min_runtime_seconds) return true;
-    protected_until_ = std::min(protected_until_, v.start_time + vq.spec.min_runtime_seconds);
-    return false;
   }
 
   // True when some pod of `v` sits on a node the preemptor's pods may use.
@@ -259,23 +233,7 @@ class Search {
       ++admitted_now_;
       return;
     }
-    // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
-    // the last placed first, so a reclaim takes only the pods it needs.
-    std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = vs.spec.pod_sets[i].min_count;
-    std::vector<std::int32_t> seen(keep.size(), 0);
-    const Seconds ran = now_ - vs.start_time;
-    for (std::size_t i = 0; i < vs.pods.size(); ++i) {
-      const auto ps = static_cast<std::size_t>(vs.pods[i].pod_set);
-      if (++seen[ps] <= keep[ps]) continue;
-      candidates_.push_back(
-          Candidate{Victim{v, false, {i}, reason},
-                    vq,
-                    st_.requestOf(v, vs.pods[i].pod_set),
-                    {0, vs.spec.priority, ran, &vs.spec.name, -static_cast<std::int64_t>(i)}});
-    }
-    candidates_.push_back(Candidate{
-        Victim{v, true, {}, reason}, vq, vs.held, {1, vs.spec.priority, ran, &vs.spec.name, 0}});
+    appendCandidates(st_, v, vq, reason, owned_);
   }
 
   void collect() {
@@ -283,7 +241,7 @@ class Search {
       for (GangId v : qs_.running) {
         const GangState& vs = st_.gangs[v];
         if (vs.spec.priority >= gs_.spec.priority) continue;
-        if (!runLongEnough(vs, qs_)) {
+        if (!runLongEnough(vs, qs_, now_, protected_until_)) {
           ++protected_;
           continue;
         }
@@ -296,17 +254,42 @@ class Search {
       if (vq != q_) ++over_elsewhere_;
     sources_ = reclaimSources(st_, q_, request_);
     for (QueueId vq : sources_) reclaimFrom(vq);
+    // owned_ is complete: point at its candidates too.
+    for (const Candidate& c : owned_) candidates_.push_back(&c);
   }
 
   void reclaimFrom(QueueId vq) {
     const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
-    for (GangId v : vqs.running) {
-      if (!runLongEnough(st_.gangs[v], vqs)) {
-        ++protected_;
-        continue;
+    if (pool_ == nullptr) {
+      for (GangId v : vqs.running) {
+        if (!runLongEnough(st_.gangs[v], vqs, now_, protected_until_)) {
+          ++protected_;
+          continue;
+        }
+        addCandidates(v, vq, PreemptionReason::Reclaim);
       }
-      addCandidates(v, vq, PreemptionReason::Reclaim);
+      return;
     }
+    // The same, from the candidates the queue offers every search of this cycle.
+    const SourceCandidates& offer = pool_->of(st_, vq, now_);
+    protected_ += offer.protected_count;
+    protected_until_ = std::min(protected_until_, offer.protected_until);
+    const bool every = mayUseEveryUsableNode();
+    for (const auto& [v, on_usable] : offer.admitted_now)
+      if (every ? on_usable != 0 : usefulTo(st_.gangs[v])) ++admitted_now_;
+    for (std::size_t i = 0; i < offer.candidates.size(); ++i) {
+      const Candidate& c = offer.candidates[i];
+      if (every ? offer.on_usable[i] != 0 : usefulTo(st_.gangs[c.victim.gang]))
+        candidates_.push_back(&c);
+    }
+  }
+
+  // True when some pod set of the preemptor may run on every usable node: then a victim
+  // is useful exactly when it has a pod on a usable node.
+  bool mayUseEveryUsableNode() const {
+    return std::any_of(gs_.classes.begin(), gs_.classes.end(), [&](std::int32_t cls) {
+      return st_.classes[static_cast<std::size_t>(cls)].allows_every_usable;
+    });
   }
 
   // A cheap necessary condition (exact for one-shape gangs) before a placement attempt.
@@ -428,13 +411,18 @@ class Search {
   GangId g_;
   const std::vector<std::int32_t>& counts_;
   Seconds now_;
+  CandidatePool* pool_;  // null: collect afresh
   const GangState& gs_;
   QueueId q_;
   const QueueState& qs_;
   ResourceVector request_;
   double share_before_ = 0;
   double share_after_ = 0;
-  std::vector<Candidate> candidates_;  // a heap of those not yet popped, then the popped
+  // Candidates collected by this search (within its queue, or all without a pool).
+  std::vector<Candidate> owned_;
+  // Every candidate (in owned_ or in the pool, which no search changes while it runs): a
+  // heap of those not yet popped, then the popped.
+  std::vector<const Candidate*> candidates_;
   std::size_t popped_ = 0;
   std::optional<FitCounter> counter_;
   std::vector<NodeId> touched_;
@@ -475,8 +463,8 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
 }
 
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
-                              Seconds now) {
-  Search search(st, g, counts, now);
+                              Seconds now, CandidatePool* pool) {
+  Search search(st, g, counts, now, pool);
   return search.run();
 }
 

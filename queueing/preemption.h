@@ -8,6 +8,8 @@
 
 namespace troupe::queueing {
 
+class CandidatePool;
+
 struct Victim {
   GangId gang = kNoGang;
   bool whole = true;              // evict the gang; false: remove `pods` (shrink)
@@ -56,7 +58,9 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
 //    within its guarantee: it takes back what it lent), and every victim's queue loses
 //    share.
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
+// `pool` (candidate_pool.h), when given, supplies the reclaim candidates of each source
+// queue as built once for the cycle; null collects them afresh. Same plan either way.
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
-                              Seconds now);
+                              Seconds now, CandidatePool* pool = nullptr);
 
 }  // namespace troupe::queueing

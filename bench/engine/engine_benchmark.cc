@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench/support/memory_probe.h"
@@ -50,6 +52,15 @@ queueing::Engine load(const queueing::Snapshot& snap, const queueing::Policy& po
   TROUPE_CHECK(engine.ok(), "the engine refused the synthetic cluster: {}",
                engine.error().describe());
   return std::move(engine).value();
+}
+
+// Cycles with no delta, `now` advancing 1 s each, until one decides nothing or `limit`
+// cycles ran. Returns the cycles run and whether the last decided nothing.
+std::pair<int, bool> settle(queueing::Engine& engine, queueing::Seconds& now, int limit) {
+  for (int i = 1; i <= limit; ++i) {
+    if (engine.schedule(++now).empty()) return {i, true};
+  }
+  return {limit, false};
 }
 
 }  // namespace
@@ -124,25 +135,67 @@ EngineBenchRow runEngineBench(const SyntheticShape& shape, const EngineBenchOpti
   row.arrival_p99_ms = percentileOf(arrival_ms, 99);
   row.completion_p50_ms = percentileOf(completion_ms, 50);
   row.completion_p99_ms = percentileOf(completion_ms, 99);
+
+  // The same into a settled state: a fresh engine's full cycle, then cycles with no delta
+  // until one decides nothing; each timed arrival or completion starts from a state settled
+  // again (untimed), so a sample is one delta into a steady state, not the backlog.
+  steady.reset();
+  steady.emplace(load(snap, policy));
+  now = snap.now;
+  steady->schedule(now);
+  auto start = stamp();
+  std::tie(row.settle_cycles, row.settled) = settle(*steady, now, options.max_settle_cycles);
+  row.settle_ms = msSince(start);
+  arrival_ms.clear();
+  completion_ms.clear();
+  next_victim = 0;
+  for (int i = 0; i < options.incremental_repeats; ++i) {
+    ++now;
+    start = stamp();
+    auto status = steady->submit(makeSyntheticArrival(shape, i, now));
+    steady->schedule(now);
+    arrival_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic arrival refused: {}", status.error().describe());
+    settle(*steady, now, options.max_settle_cycles);
+    while (next_victim < snap.running.size() &&
+           !steady->isRunning(snap.running[next_victim].spec.name)) {
+      ++next_victim;
+    }
+    if (next_victim == snap.running.size()) continue;
+    ++now;
+    start = stamp();
+    status = steady->remove(snap.running[next_victim++].spec.name);
+    steady->schedule(now);
+    completion_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic completion refused: {}", status.error().describe());
+    settle(*steady, now, options.max_settle_cycles);
+  }
+  row.settled_arrival_p50_ms = percentileOf(arrival_ms, 50);
+  row.settled_arrival_p99_ms = percentileOf(arrival_ms, 99);
+  row.settled_completion_p50_ms = percentileOf(completion_ms, 50);
+  row.settled_completion_p99_ms = percentileOf(completion_ms, 99);
   row.peak_rss_bytes = peakRssBytes();
   return row;
 }
 
 std::string markdownHeader() {
   return "| varied | nodes | queues | pending | running | load ms | full p50 ms | full p99 ms | "
-         "full p50 wall ms | decisions | decisions/s | arrival p50/p99 ms | completion p50/p99 "
-         "ms | heap B/pending | peak RSS MiB |\n"
-         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+         "full p50 wall ms | decisions | decisions/s | after full: arrival p50/p99 ms | after "
+         "full: completion p50/p99 ms | settle cycles | settled: arrival p50/p99 ms | settled: "
+         "completion p50/p99 ms | heap B/pending | peak RSS MiB |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
 }
 
 std::string markdownRow(const EngineBenchRow& row, const std::string& varied) {
   return fmt::format(
       "| {} | {} | {} | {} | {} | {:.1f} | {:.2f} | {:.2f} | {:.2f} | {} | {:.0f} | {:.3f} / "
-      "{:.3f} | {:.3f} / {:.3f} | {:.0f} | {:.0f} |\n",
+      "{:.3f} | {:.3f} / {:.3f} | {}{} | {:.3f} / {:.3f} | {:.3f} / {:.3f} | {:.0f} | {:.0f} |\n",
       varied, row.shape.nodes, row.shape.queues, row.shape.pending, row.running_gangs, row.load_ms,
       row.full_p50_ms, row.full_p99_ms, row.full_wall_p50_ms, row.full_decisions,
       row.decisions_per_second, row.arrival_p50_ms, row.arrival_p99_ms, row.completion_p50_ms,
-      row.completion_p99_ms, row.heap_bytes_per_pending,
+      row.completion_p99_ms, row.settle_cycles, row.settled ? "" : " (not settled)",
+      row.settled_arrival_p50_ms, row.settled_arrival_p99_ms, row.settled_completion_p50_ms,
+      row.settled_completion_p99_ms, row.heap_bytes_per_pending,
       static_cast<double>(row.peak_rss_bytes) / (1024.0 * 1024.0));
 }
 

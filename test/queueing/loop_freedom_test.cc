@@ -223,6 +223,19 @@ TEST_CASE("no ping-pong: random clusters reach a fixed point without eviction lo
         CHECK(actions(full[c]) == actions(first[c]));
       }
     }
+    if (seed % 4 == 2) {
+      // Sharing reclaim candidates between searches is an optimisation: collecting them
+      // afresh for every search must decide and explain exactly the same.
+      Policy afresh;
+      afresh.share_preemption_candidates = false;
+      Totals again;
+      const auto fresh = runToFixedPoint(w, seed, again, afresh);
+      REQUIRE(fresh.size() == first.size());
+      for (std::size_t c = 0; c < fresh.size(); ++c) {
+        INFO("seed " << seed << ", cycle " << c << ": shared candidates changed the cycle");
+        CHECK(fresh[c] == first[c]);
+      }
+    }
   }
   std::printf("loop-freedom: %zu cycles, %zu admissions, %zu preemptions, %zu shrinks\n",
               totals.cycles, totals.admissions, totals.preemptions, totals.shrinks);
