@@ -107,13 +107,31 @@ int runEngineBench(EngineBenchFlags flags) {
     std::fflush(stdout);
   }
   const auto& top = done.at({base.nodes, base.queues, base.pending});
-  double incremental = std::max(top.arrival_p99_ms, top.completion_p99_ms);
   fmt::print("\nTargets at the base ({} nodes, {} queues, {} pending):\n", base.nodes, base.queues,
              base.pending);
   fmt::print("- full cycle p50 {:.2f} ms (target < {:.0f} ms): {}\n", top.full_p50_ms,
              kFullCycleTargetMs, top.full_p50_ms < kFullCycleTargetMs ? "met" : "missed");
-  fmt::print("- incremental cycle p99 {:.3f} ms (target < {:.0f} ms): {}\n", incremental,
-             kIncrementalTargetMs, incremental < kIncrementalTargetMs ? "met" : "missed");
+  // The target speaks of one arrival or completion into a steady state: the settled
+  // figures. Those right after the full cycle carry its backlog of reclaims as well.
+  auto verdict = [](double ms) { return ms < kIncrementalTargetMs ? "met" : "missed"; };
+  if (top.settled) {
+    for (const auto& [kind, p50, p99] :
+         {std::tuple{"arrival", top.settled_arrival_p50_ms, top.settled_arrival_p99_ms},
+          std::tuple{"completion", top.settled_completion_p50_ms, top.settled_completion_p99_ms}}) {
+      fmt::print(
+          "- incremental cycle into a settled cluster, {}: p50 {:.3f} ms, p99 {:.3f} ms (target "
+          "< {:.0f} ms): p50 {}, p99 {}\n",
+          kind, p50, p99, kIncrementalTargetMs, verdict(p50), verdict(p99));
+    }
+  } else {
+    fmt::print(
+        "- incremental cycle into a settled cluster: not measured, the cluster did not "
+        "settle within the cycle cap\n");
+  }
+  fmt::print(
+      "- incremental cycle right after the full cycle (its reclaim backlog), arrival / "
+      "completion p99: {:.3f} / {:.3f} ms\n",
+      top.arrival_p99_ms, top.completion_p99_ms);
   if (top.heap_bytes_per_pending > 0) {
     fmt::print("- engine heap {:.0f} B per pending gang (target < {:.0f} B): {}\n",
                top.heap_bytes_per_pending, kBytesPerGangTarget,
