@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <string_view>
 
 #include "apiserver/crd_schema_validator.h"
 #include "apiserver/kubeconfig.h"  // base64
@@ -16,20 +17,36 @@ using json = nlohmann::json;
 
 constexpr int kMaxRetries = 8;
 
-// Everything but metadata and status: what a change to bumps `generation`.
-json specPart(const json& object) {
-  json copy = object;
-  copy.erase("metadata");
-  copy.erase("status");
-  copy.erase("apiVersion");
-  copy.erase("kind");
-  return copy;
+// Whether two objects are equal but for the members of `skip` (without copying either).
+bool equalExcept(const json& a, const json& b, std::initializer_list<std::string_view> skip) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto skipped = [&](const std::string& key) {
+    return std::find(skip.begin(), skip.end(), key) != skip.end();
+  };
+  std::size_t compared = 0;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (skipped(it.key())) continue;
+    auto other = b.find(it.key());
+    if (other == b.end() || *other != it.value()) return false;
+    ++compared;
+  }
+  std::size_t in_b = 0;
+  for (auto it = b.begin(); it != b.end(); ++it) in_b += skipped(it.key()) ? 0 : 1;
+  return compared == in_b;
 }
 
-bool sameIgnoringVersion(json a, json b) {
-  if (a.contains("metadata")) a["metadata"].erase("resourceVersion");
-  if (b.contains("metadata")) b["metadata"].erase("resourceVersion");
-  return a == b;
+// Everything but metadata and status is what a change to bumps `generation`.
+bool sameSpec(const json& a, const json& b) {
+  return equalExcept(a, b, {"metadata", "status", "apiVersion", "kind"});
+}
+
+bool sameIgnoringVersion(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  if (!equalExcept(a, b, {"metadata"})) return false;
+  auto a_meta = a.find("metadata");
+  auto b_meta = b.find("metadata");
+  if (a_meta == a.end() || b_meta == b.end()) return a_meta == a.end() && b_meta == b.end();
+  return equalExcept(*a_meta, *b_meta, {"resourceVersion"});
 }
 
 bool hasFinalizers(const json& object) {
@@ -179,6 +196,9 @@ ObjectService::ObjectService(ObjectStore& store, ResourceRegistry& registry,
     : store_(store), registry_(registry), clock_(clock) {}
 
 void ObjectService::notify(const ResourceKind& kind, const json& before, const json& after) {
+  if (kind.storageName() == "namespaces") {
+    namespaces_.forget(metaString(after.is_null() ? before : after, "name"));
+  }
   if (kind.storageName() == "customresourcedefinitions.apiextensions.k8s.io") {
     if (after.is_null()) {
       registry_.removeCrd(metaString(before, "name"));
@@ -241,17 +261,21 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
           "the namespace of the provided object does not match the namespace sent on the request");
     }
     meta["namespace"] = ns;
-    auto nsobj = store_.get({"namespaces", "", ns});
-    if (!nsobj) {
-      return statusError(404, "NotFound", "namespaces \"" + ns + "\" not found",
-                         {{"name", ns}, {"kind", "namespaces"}});
-    }
-    if (nsobj->object["metadata"].contains("deletionTimestamp")) {
-      return statusError(403, "Forbidden",
-                         kind.resource + " \"" + name +
-                             "\" is forbidden: unable to create new content in namespace " + ns +
-                             " because it is being terminated",
-                         {{"name", name}, {"kind", kind.resource}});
+    if (!namespaces_.contains(ns)) {
+      const auto generation = namespaces_.generation();
+      auto nsobj = store_.get({"namespaces", "", ns});
+      if (!nsobj) {
+        return statusError(404, "NotFound", "namespaces \"" + ns + "\" not found",
+                           {{"name", ns}, {"kind", "namespaces"}});
+      }
+      if (nsobj->object["metadata"].contains("deletionTimestamp")) {
+        return statusError(403, "Forbidden",
+                           kind.resource + " \"" + name +
+                               "\" is forbidden: unable to create new content in namespace " + ns +
+                               " because it is being terminated",
+                           {{"name", name}, {"kind", kind.resource}});
+      }
+      namespaces_.remember(ns, generation);
     }
   } else {
     meta.erase("namespace");
@@ -356,7 +380,7 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
   meta.erase("resourceVersion");
   next["apiVersion"] = kind.groupVersion();
   next["kind"] = kind.kind;
-  if (kind.bumps_generation && specPart(next) != specPart(old)) {
+  if (kind.bumps_generation && !sameSpec(next, old)) {
     meta["generation"] = old_meta.value("generation", 0) + 1;
   }
   if (auto error = validate(kind, next)) return *error;

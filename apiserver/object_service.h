@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "apiserver/active_namespaces.h"
 #include "apiserver/handlers/api_status.h"
 #include "apiserver/registry/resource_registry.h"
 #include "apiserver/storage/object_store.h"
@@ -88,6 +89,7 @@ class ObjectService {
   const TimeSource& clock_;
   WriteObserver* observer_ = nullptr;
   SchemaValidator validator_;
+  ActiveNamespaces namespaces_;
 };
 
 ObjectKey keyOf(const ResourceKind& kind, const std::string& ns, const std::string& name);

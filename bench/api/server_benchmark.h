@@ -16,7 +16,7 @@ struct ServerBenchOptions {
   std::vector<int> objects = {10'000, 100'000};  // ConfigMaps stored, one server per value
   int pods = 5'000;                              // pods created, then bound, per server
   int nodes = 100;                               // simulated nodes the pods are bound to
-  int threads = 8;                               // client connections of the create and bind phases
+  int threads = 32;                              // client connections of the create and bind phases
   int watchers = 1'000;                          // watch streams open on one collection
   int watch_events = 500;                        // objects written while they watch
   double watch_rate = 50;                        // of those writes per second

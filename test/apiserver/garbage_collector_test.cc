@@ -130,5 +130,36 @@ TEST_CASE("deleting a namespace deletes what is in it", "[apiserver][gc]") {
   CHECK(gone);
 }
 
+TEST_CASE("a namespace being deleted takes no new objects, though it took one just before",
+          "[apiserver][crud]") {
+  InProcessServer server;
+  const std::string maps = "/api/v1/namespaces/closing/configmaps";
+  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"closing"}})").status ==
+          201);
+  // Creates in a namespace known to be active; the server remembers it as such.
+  for (const char* name : {"a", "b"}) {
+    REQUIRE(server.send("POST", maps, json{{"metadata", {{"name", name}}}}.dump()).status == 201);
+  }
+  REQUIRE(server.send("DELETE", "/api/v1/namespaces/closing", "").status == 200);
+  // At once: Forbidden while the namespace terminates, NotFound once it is gone.
+  auto refused = server.send("POST", maps, R"({"metadata":{"name":"c"}})");
+  CHECK((refused.status == 403 || refused.status == 404));
+  if (refused.status == 403) {
+    CHECK(json::parse(refused.body)["message"].get<std::string>().find("being terminated") !=
+          std::string::npos);
+  }
+  // And a namespace made again under the same name takes objects again.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = server.get("/api/v1/namespaces/closing").status == 404;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(gone);
+  CHECK(server.send("POST", maps, R"({"metadata":{"name":"d"}})").status == 404);
+  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"closing"}})").status ==
+          201);
+  CHECK(server.send("POST", maps, R"({"metadata":{"name":"e"}})").status == 201);
+}
+
 }  // namespace
 }  // namespace troupe::testing
