@@ -13,12 +13,21 @@ namespace troupe::apiserver {
 
 template <typename Body>
 std::thread startBackgroundThread(const char* name, Body body) {
+  sigset_t all;
+  sigfillset(&all);
+  // Faults stay deliverable: blocking them would make a crash undiagnosable.
+  for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) sigdelset(&all, fault);
+  // Blocked here, around the thread's creation, not by the thread itself: a new thread
+  // inherits its creator's mask, so there is no moment when a signal sent to the process
+  // (the application's SIGTERM) can land on a store thread that has not blocked it yet.
+  struct MaskGuard {
+    sigset_t previous;
+    explicit MaskGuard(const sigset_t& block) { pthread_sigmask(SIG_BLOCK, &block, &previous); }
+    ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &previous, nullptr); }
+    MaskGuard(const MaskGuard&) = delete;
+    MaskGuard& operator=(const MaskGuard&) = delete;
+  } guard(all);
   return std::thread([name, body = std::move(body)]() mutable {
-    sigset_t all;
-    sigfillset(&all);
-    // Faults stay deliverable: blocking them would make a crash undiagnosable.
-    for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) sigdelset(&all, fault);
-    pthread_sigmask(SIG_BLOCK, &all, nullptr);
     pthread_setname_np(pthread_self(), name);  // at most 15 characters
     body();
   });
