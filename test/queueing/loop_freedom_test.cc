@@ -178,7 +178,13 @@ std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Tot
   INFO("seed " << seed << ": no fixed point after 200 cycles; last decisions:\n" << log.back());
   REQUIRE(quiet >= 3);
   for (const auto& [gang, n] : evictions) {
-    INFO("seed " << seed << ": gang " << gang << " evicted " << n << " times");
+    if (n <= 2) continue;
+    std::string every_cycle;
+    for (std::size_t c = 0; c < log.size(); ++c)
+      if (!actions(log[c]).empty()) every_cycle += "cycle " + std::to_string(c) + ":\n" + log[c];
+    INFO("seed " << seed << ": gang " << gang << " evicted " << n << " times; every cycle that "
+                 << "acted:\n"
+                 << every_cycle);
     CHECK(n <= 2);
   }
   return log;
