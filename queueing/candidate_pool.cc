@@ -49,7 +49,13 @@ void appendCandidates(const EngineState& st, GangId v, QueueId vq, PreemptionRea
                             st.requestOf(v, vs.pods[i].pod_set),
                             {0, vs.spec.priority, ran, -static_cast<std::int64_t>(i)}});
   }
-  out.push_back(Candidate{Victim{v, true, {}, reason}, vq, vs.held, {1, vs.spec.priority, ran, 0}});
+  // A whole gang from a queue above its fair share before a lower-priority gang of the
+  // preemptor's own queue: taking back what another queue borrowed is what the fair share
+  // asks for, and evicting one's own work for it would only send that work to reclaim in
+  // turn (as Kueue orders other queues' borrowing workloads first).
+  const int whole = reason == PreemptionReason::WithinQueue ? 2 : 1;
+  out.push_back(
+      Candidate{Victim{v, true, {}, reason}, vq, vs.held, {whole, vs.spec.priority, ran, 0}});
 }
 
 const SourceCandidates& CandidatePool::of(const EngineState& st, QueueId vq, Seconds now) {

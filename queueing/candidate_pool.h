@@ -20,6 +20,8 @@ struct Candidate {
   // (the later start first: the same order at any `now`), then name (of victim.gang). A
   // shrink removes one pod: the gang's last surplus pods go first.
   std::tuple<int, std::int32_t, Seconds, std::int64_t> cost;  // kind, priority, -start, -pod
+  // kind: 0 one elastic pod, 1 a whole gang taken back by reclaim, 2 a whole gang of the
+  // preemptor's own queue
 };
 
 // A total order: no two candidates cost the same (names are unique, pod indexes differ).

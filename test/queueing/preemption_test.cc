@@ -51,6 +51,29 @@ TEST_CASE("among equal priorities the victim is the one that loses least run tim
   CHECK(preempted(d) == std::set<std::string>{"b-new"});
 }
 
+TEST_CASE("a queue under its fair share takes back borrowed capacity before evicting its own work",
+          "[queueing][preemption][reclaim]") {
+  // Team a runs a low-priority gang within its guarantee; team b borrows the rest. A
+  // high-priority gang of team a could make room either way: evicting a's own low gang
+  // (within the queue) or taking back from b, which is above its fair share. Taking back
+  // is what the fair share asks for; evicting a-low would only send it to reclaim from b
+  // in turn.
+  Engine e = engineWith(rackOfNodes("n", 4, 4),
+                        {queue("a").guaranteedGpus(16), queue("b").guaranteedGpus(16)});
+  REQUIRE(e.addRunning(runningOn(gang("a-low").queue("a").gpus(8).priority(0), {"n-0"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("b-1").queue("b").gpus(8).priority(1), {"n-1"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("b-2").queue("b").gpus(8).priority(1), {"n-2"}, 10)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("b-3").queue("b").gpus(8).priority(1), {"n-3"}, 20)).ok());
+  REQUIRE(e.submit(gang("a-high").queue("a").gpus(8).priority(2).submittedAt(90)).ok());
+  const Decisions d = e.schedule(100);
+  // Demand a = 16, b = 24; fair shares a 16, b 16: b holds 24 of 16.
+  CHECK(preempted(d) == std::set<std::string>{"b-3"});
+  REQUIRE(d.preemptions.size() == 1);
+  CHECK(d.preemptions[0].reason == PreemptionReason::Reclaim);
+  CHECK(admitted(d, "a-high"));
+  CHECK(e.isRunning("a-low"));
+}
+
 TEST_CASE("reclaim: false keeps a queue from reclaiming", "[queueing][preemption][reclaim]") {
   Engine e = clusterFullOfTeamB(queue("a").guaranteedGpus(16).noReclaim());
   REQUIRE(e.submit(gang("a-1").queue("a").gpus(8).submittedAt(90)).ok());
