@@ -63,6 +63,42 @@ std::pair<int, bool> settle(queueing::Engine& engine, queueing::Seconds& now, in
   return {limit, false};
 }
 
+// CPU ms of `repeats` incremental cycles: an arrival then a completion of a gang that was
+// running in `snap`, each followed by one cycle. With `settle_limit` > 0 the engine is
+// settled again (untimed) after each, so every sample starts from a steady state.
+struct DeltaSamples {
+  std::vector<double> arrival_ms, completion_ms;
+};
+
+DeltaSamples measureDeltas(queueing::Engine& engine, const queueing::Snapshot& snap,
+                           const SyntheticShape& shape, queueing::Seconds& now, int repeats,
+                           int settle_limit) {
+  DeltaSamples out;
+  std::size_t next_victim = 0;
+  for (int i = 0; i < repeats; ++i) {
+    ++now;
+    auto start = stamp();
+    auto status = engine.submit(makeSyntheticArrival(shape, i, now));
+    engine.schedule(now);
+    out.arrival_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic arrival refused: {}", status.error().describe());
+    if (settle_limit > 0) settle(engine, now, settle_limit);
+    while (next_victim < snap.running.size() &&
+           !engine.isRunning(snap.running[next_victim].spec.name)) {
+      ++next_victim;
+    }
+    if (next_victim == snap.running.size()) continue;
+    ++now;
+    start = stamp();
+    status = engine.remove(snap.running[next_victim++].spec.name);
+    engine.schedule(now);
+    out.completion_ms.push_back(msSince(start));
+    TROUPE_CHECK(status.ok(), "synthetic completion refused: {}", status.error().describe());
+    if (settle_limit > 0) settle(engine, now, settle_limit);
+  }
+  return out;
+}
+
 }  // namespace
 
 EngineBenchRow runEngineBench(const SyntheticShape& shape, const EngineBenchOptions& options) {
@@ -109,32 +145,12 @@ EngineBenchRow runEngineBench(const SyntheticShape& shape, const EngineBenchOpti
 
   // Incremental cycles into the steady state the full cycle left: one arrival, then one
   // completion of a gang that was running before, each followed by a cycle.
-  std::vector<double> arrival_ms, completion_ms;
   queueing::Seconds now = snap.now;
-  size_t next_victim = 0;
-  for (int i = 0; i < options.incremental_repeats; ++i) {
-    ++now;
-    auto start = stamp();
-    auto status = steady->submit(makeSyntheticArrival(shape, i, now));
-    steady->schedule(now);
-    arrival_ms.push_back(msSince(start));
-    TROUPE_CHECK(status.ok(), "synthetic arrival refused: {}", status.error().describe());
-    while (next_victim < snap.running.size() &&
-           !steady->isRunning(snap.running[next_victim].spec.name)) {
-      ++next_victim;
-    }
-    if (next_victim == snap.running.size()) continue;
-    ++now;
-    start = stamp();
-    status = steady->remove(snap.running[next_victim++].spec.name);
-    steady->schedule(now);
-    completion_ms.push_back(msSince(start));
-    TROUPE_CHECK(status.ok(), "synthetic completion refused: {}", status.error().describe());
-  }
-  row.arrival_p50_ms = percentileOf(arrival_ms, 50);
-  row.arrival_p99_ms = percentileOf(arrival_ms, 99);
-  row.completion_p50_ms = percentileOf(completion_ms, 50);
-  row.completion_p99_ms = percentileOf(completion_ms, 99);
+  auto after_full = measureDeltas(*steady, snap, shape, now, options.incremental_repeats, 0);
+  row.arrival_p50_ms = percentileOf(after_full.arrival_ms, 50);
+  row.arrival_p99_ms = percentileOf(after_full.arrival_ms, 99);
+  row.completion_p50_ms = percentileOf(after_full.completion_ms, 50);
+  row.completion_p99_ms = percentileOf(after_full.completion_ms, 99);
 
   // The same into a settled state: a fresh engine's full cycle, then cycles with no delta
   // until one decides nothing; each timed arrival or completion starts from a state settled
@@ -146,34 +162,12 @@ EngineBenchRow runEngineBench(const SyntheticShape& shape, const EngineBenchOpti
   auto start = stamp();
   std::tie(row.settle_cycles, row.settled) = settle(*steady, now, options.max_settle_cycles);
   row.settle_ms = msSince(start);
-  arrival_ms.clear();
-  completion_ms.clear();
-  next_victim = 0;
-  for (int i = 0; i < options.incremental_repeats; ++i) {
-    ++now;
-    start = stamp();
-    auto status = steady->submit(makeSyntheticArrival(shape, i, now));
-    steady->schedule(now);
-    arrival_ms.push_back(msSince(start));
-    TROUPE_CHECK(status.ok(), "synthetic arrival refused: {}", status.error().describe());
-    settle(*steady, now, options.max_settle_cycles);
-    while (next_victim < snap.running.size() &&
-           !steady->isRunning(snap.running[next_victim].spec.name)) {
-      ++next_victim;
-    }
-    if (next_victim == snap.running.size()) continue;
-    ++now;
-    start = stamp();
-    status = steady->remove(snap.running[next_victim++].spec.name);
-    steady->schedule(now);
-    completion_ms.push_back(msSince(start));
-    TROUPE_CHECK(status.ok(), "synthetic completion refused: {}", status.error().describe());
-    settle(*steady, now, options.max_settle_cycles);
-  }
-  row.settled_arrival_p50_ms = percentileOf(arrival_ms, 50);
-  row.settled_arrival_p99_ms = percentileOf(arrival_ms, 99);
-  row.settled_completion_p50_ms = percentileOf(completion_ms, 50);
-  row.settled_completion_p99_ms = percentileOf(completion_ms, 99);
+  auto settled = measureDeltas(*steady, snap, shape, now, options.incremental_repeats,
+                               options.max_settle_cycles);
+  row.settled_arrival_p50_ms = percentileOf(settled.arrival_ms, 50);
+  row.settled_arrival_p99_ms = percentileOf(settled.arrival_ms, 99);
+  row.settled_completion_p50_ms = percentileOf(settled.completion_ms, 50);
+  row.settled_completion_p99_ms = percentileOf(settled.completion_ms, 99);
   row.peak_rss_bytes = peakRssBytes();
   return row;
 }
