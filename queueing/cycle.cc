@@ -736,10 +736,11 @@ class Cycle {
         if (it == st_.fit_memo.end() || it->second.min_failing > count) return false;
       }
     }
+    // The preemption markers stay as they are: a queue skipped because it could not
+    // preempt now, or because this cycle's searches are spent, must still be looked at
+    // once it can. Its failed answers may be gone from the memo, so nothing else would
+    // send it back (another queue rising above its fair share does not).
     qs.seen_release = st_.release_version;
-    qs.seen_preempt_generation = st_.preempt_generation;
-    qs.seen_preempt_epoch = st_.preempt_epoch;
-    qs.preempt_voided = false;
     return true;
   }
 
