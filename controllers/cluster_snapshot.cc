@@ -162,13 +162,13 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
           {"Node", node.spec.name, allocatable ? *node.error : allocatable.error()});
       continue;
     }
-    auto spec = std::make_optional(node.spec);
-    spec->allocatable = *allocatable;
-    if (auto it = held_outside.find(spec->name); it != held_outside.end()) {
-      spec->allocatable = ResourceVector::max(spec->allocatable - it->second, ResourceVector());
+    queueing::NodeSpec spec = node.spec;
+    spec.allocatable = *allocatable;
+    if (auto it = held_outside.find(spec.name); it != held_outside.end()) {
+      spec.allocatable = ResourceVector::max(spec.allocatable - it->second, ResourceVector());
     }
-    node_names.insert(spec->name);
-    out.snapshot.nodes.push_back(std::move(*spec));
+    node_names.insert(spec.name);
+    out.snapshot.nodes.push_back(std::move(spec));
   }
 
   // Gangs.

@@ -222,8 +222,7 @@ PodGroupFacts readPodGroupFacts(const Json& group) {
   const Json& metadata = field(group, "metadata");
   const Json& spec = field(group, "spec");
   const Json& annotations = field(metadata, "annotations");
-  const auto ns = stringField(metadata, "namespace");
-  out.key = ns.empty() ? stringField(metadata, "name") : ns + "/" + stringField(metadata, "name");
+  out.key = keyOf(group);
   out.queue = stringField(spec, "queue");
   const Json& min_member = field(spec, "minMember");
   out.min_member = static_cast<std::int32_t>(std::max<std::int64_t>(
