@@ -69,6 +69,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void writeNextChunk();
   void endStream(bool graceful);
   void shutdown();
+  void lingeringClose();
+  void discardInput();
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
@@ -88,6 +90,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool writing_ = false;
   bool finish_requested_ = false;
   bool closed_ = false;
+  // Set when a response goes out before the request was read whole (413, 431): the
+  // client may still be sending, and closing on unread bytes would make the kernel send a
+  // reset that can destroy the response before the client reads it.
+  bool unread_input_ = false;
+  std::size_t discarded_ = 0;
   std::array<char, 256> probe_{};
 
   // Chunks pushed from other threads, waiting for the strand. Only the first push of a

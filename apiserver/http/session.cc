@@ -147,6 +147,7 @@ void Session::sendFailure(int status, const std::string& reason, const std::stri
   response.status = status;
   response.body = statusBody(status, reason, message);
   response.headers.emplace_back("Connection", "close");
+  unread_input_ = true;
   sendResponse(std::move(response));
 }
 
@@ -172,6 +173,7 @@ void Session::sendResponse(Response response) {
 
 void Session::onWrite(bool close, beast::error_code ec) {
   if (ec) return shutdown();
+  if (close && unread_input_) return lingeringClose();
   if (close) return shutdown();
   doRead();
 }
@@ -318,6 +320,28 @@ void Session::endStream(bool) {
     return;
   }
   shutdown();
+}
+
+// The lingering close of HTTP servers: end our direction (the client reads the response,
+// then end of stream), and read and drop what the client still sends until it closes, for
+// a bounded time and amount, so the close never meets unread bytes.
+void Session::lingeringClose() {
+  beast::error_code ec;
+  beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (ec) return shutdown();
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
+  discardInput();
+}
+
+void Session::discardInput() {
+  constexpr std::size_t kMostDiscarded = 16 * 1024 * 1024;
+  buffer_.clear();
+  beast::get_lowest_layer(stream_).async_read_some(
+      buffer_.prepare(64 * 1024), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+        self->discarded_ += n;
+        if (ec || self->discarded_ > kMostDiscarded) return self->shutdown();
+        self->discardInput();
+      });
 }
 
 void Session::shutdown() {
