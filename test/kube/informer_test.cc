@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "kube/informer.h"
 #include "test/kube/support/client_for.h"
@@ -117,13 +119,24 @@ TEST_CASE("an informer keeps an index of pods by node up to date", "[kube][infor
 
   Informer informer(*client, resources::kPods, "", fastRetries());
   informer.addIndex("nodeName", indexByNodeName());
+  // The index as the listed pod's add handler sees it: handlers run on the informer's
+  // thread in event order, so the watched events cannot have moved it yet (read from the
+  // test's thread, the watch may already have deleted the pod). Added before the log's
+  // handlers, so the log's wake-up comes after it is taken.
+  std::vector<ObjectPtr> on_node1;
+  std::once_flag first_add;
+  informer.addHandlers({[&](const ObjectPtr&) {
+                          std::call_once(first_add, [&] {
+                            on_node1 = informer.cache().byIndex("nodeName", "gpu-node-1");
+                          });
+                        },
+                        nullptr, nullptr});
   HandlerLog log;
   informer.addHandlers(log.handlers());
   CHECK_FALSE(informer.hasSynced());
   informer.start();
   REQUIRE(informer.waitForSync(milliseconds(5000)));
   REQUIRE(log.waitFor(1));
-  auto on_node1 = informer.cache().byIndex("nodeName", "gpu-node-1");
   REQUIRE(on_node1.size() == 1);
   // List items come without kind; the cache fills it in so listed and watched objects agree.
   CHECK(on_node1[0]->value("kind", "") == "Pod");
