@@ -17,12 +17,11 @@ Cause toCause(const Error& error) {
 
 std::shared_ptr<const openapi::Schema> CrdSchemaValidator::schemaFor(const ResourceKind& kind) {
   std::string key = kind.storageName() + "/" + kind.version;
-  std::string source = kind.schema.dump();
   std::lock_guard lock(mu_);
   auto it = compiled_.find(key);
-  if (it != compiled_.end() && it->second.source == source) return it->second.schema;
-  Compiled compiled{source, nullptr};
-  auto schema = openapi::Schema::fromJson(kind.schema);
+  if (it != compiled_.end() && it->second.source == kind.schema) return it->second.schema;
+  Compiled compiled{kind.schema, nullptr};
+  auto schema = openapi::Schema::fromJson(*kind.schema);
   if (schema) {
     compiled.schema = std::make_shared<const openapi::Schema>(std::move(schema.value()));
   } else {
@@ -36,7 +35,7 @@ std::shared_ptr<const openapi::Schema> CrdSchemaValidator::schemaFor(const Resou
 }
 
 std::vector<Cause> CrdSchemaValidator::check(const ResourceKind& kind, nlohmann::json& object) {
-  if (!kind.schema.is_object()) return {};
+  if (!kind.schema || !kind.schema->is_object()) return {};
   auto schema = schemaFor(kind);
   if (!schema) return {};  // refused when the CRD was written; nothing to check against
   schema->prune(object);

@@ -28,7 +28,8 @@ class CrdSchemaValidator {
 
  private:
   struct Compiled {
-    std::string source;                             // the schema's JSON text it was compiled from
+    // The schema it was compiled from, kept so its address cannot be reused by another.
+    std::shared_ptr<const nlohmann::json> source;
     std::shared_ptr<const openapi::Schema> schema;  // null if the schema does not compile
   };
   std::shared_ptr<const openapi::Schema> schemaFor(const ResourceKind& kind);

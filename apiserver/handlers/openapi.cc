@@ -70,7 +70,7 @@ json objectMetaSchema() {
 }
 
 json kindSchema(const ResourceKind& k) {
-  json schema = k.schema.is_object() ? k.schema : json{{"type", "object"}};
+  json schema = k.schema && k.schema->is_object() ? *k.schema : json{{"type", "object"}};
   schema["type"] = "object";
   json& props = schema["properties"];
   if (!props.is_object()) props = json::object();

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,10 @@ struct ResourceKind {
   bool custom = false;        // defined by a CRD (no strategic merge patch, no protobuf)
   bool bumps_generation = false;
   std::vector<PrinterColumn> columns;  // without Name, which always comes first
-  nlohmann::json schema;               // openAPIV3Schema of a CRD version; null otherwise
+  // openAPIV3Schema of a CRD version; null otherwise. Shared: a kind is copied out of the
+  // registry for every request, and a schema is thousands of JSON nodes. A CRD write makes
+  // a new one, so its address names this version of the schema.
+  std::shared_ptr<const nlohmann::json> schema;
 
   std::string groupVersion() const { return group.empty() ? version : group + "/" + version; }
   // "pods", "trainingjobs.troupe.dev": the ObjectStore resource key and the name used in

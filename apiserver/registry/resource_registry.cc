@@ -164,7 +164,7 @@ Result<std::vector<ResourceKind>> kindsFromCrd(const nlohmann::json& crd) {
       k.columns.push_back(column);
     }
     if (v.contains("schema") && v["schema"].contains("openAPIV3Schema"))
-      k.schema = v["schema"]["openAPIV3Schema"];
+      k.schema = std::make_shared<const nlohmann::json>(v["schema"]["openAPIV3Schema"]);
     kinds.push_back(std::move(k));
   }
   return kinds;

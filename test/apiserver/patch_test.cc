@@ -232,7 +232,8 @@ TEST_CASE("the CRD schema validator defaults and reports field errors", "[apiser
   REQUIRE(crd.ok());
   auto kinds = kindsFromCrd(crd->front());
   REQUIRE(kinds.ok());
-  REQUIRE(kinds->front().schema.is_object());
+  REQUIRE(kinds->front().schema);
+  REQUIRE(kinds->front().schema->is_object());
   CrdSchemaValidator validator;
   json job = {{"apiVersion", "troupe.dev/v1alpha1"},
               {"kind", "TrainingJob"},
