@@ -7,8 +7,8 @@
 
 namespace troupe::controllers {
 
-nlohmann::json computePodGroupStatus(const nlohmann::json& pg,
-                                     const std::vector<nlohmann::json>& pods, std::int64_t now) {
+nlohmann::json computePodGroupStatus(const nlohmann::json& pg, const ObjectList& pods,
+                                     std::int64_t now) {
   nlohmann::json status = pg.value("status", nlohmann::json::object());
   const auto generation = intAt(pg, "/metadata/generation", 0);
   std::int32_t scheduled = 0, running = 0, succeeded = 0, failed = 0, holding = 0;

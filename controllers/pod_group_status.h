@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controllers/object_list.h"
+
 namespace troupe::controllers {
 
 // The status a PodGroup should have, from its member pods:
@@ -15,7 +17,7 @@ namespace troupe::controllers {
 //   least minMember run; Admitted when any is bound; Pending otherwise.
 // Succeeded and Failed are final. Conditions the scheduler loop owns (Preempted) are
 // kept as they are.
-nlohmann::json computePodGroupStatus(const nlohmann::json& pod_group,
-                                     const std::vector<nlohmann::json>& pods, std::int64_t now);
+nlohmann::json computePodGroupStatus(const nlohmann::json& pod_group, const ObjectList& pods,
+                                     std::int64_t now);
 
 }  // namespace troupe::controllers

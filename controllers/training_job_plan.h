@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/action_plan.h"
+#include "controllers/object_list.h"
 
 // The TrainingJob controller's reconcile as a pure function: the job and what it owns,
 // as the caches hold them, in; the writes that bring the world to the job's spec out.
@@ -18,7 +19,7 @@ struct TrainingJobInputs {
   nlohmann::json job;
   std::optional<nlohmann::json> pod_group;  // the owned PodGroup, if it exists
   bool service_exists = false;
-  std::vector<nlohmann::json> pods;  // pods owned by the job
+  ObjectList pods;  // pods owned by the job, shared with the caches
   std::int64_t now = 0;
 };
 

@@ -34,13 +34,12 @@ void WorkQueue::addAfter(const std::string& key, std::chrono::milliseconds delay
   }
   // Keep only the earliest pending time for a key, as client-go does.
   const auto when = Clock::now() + delay;
-  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
-    if (it->second != key) continue;
-    if (it->first <= when) return;
-    waiting_.erase(it);
-    break;
+  if (auto at = waiting_at_.find(key); at != waiting_at_.end()) {
+    if (at->second->first <= when) return;
+    waiting_.erase(at->second);
+    waiting_at_.erase(at);
   }
-  waiting_.emplace(when, key);
+  waiting_at_.emplace(key, waiting_.emplace(when, key));
   cv_.notify_all();  // a sleeping get() may now have an earlier wake-up
 }
 
@@ -79,6 +78,7 @@ std::chrono::milliseconds WorkQueue::nextDelay(const std::string& key) const {
 void WorkQueue::promoteDueLocked(Clock::time_point now) {
   while (!waiting_.empty() && waiting_.begin()->first <= now) {
     std::string key = waiting_.begin()->second;
+    waiting_at_.erase(key);
     waiting_.erase(waiting_.begin());
     addLocked(key);
   }
@@ -129,6 +129,7 @@ void WorkQueue::shutDown() {
   std::lock_guard lock(mu_);
   shutting_down_ = true;
   waiting_.clear();
+  waiting_at_.clear();
   cv_.notify_all();
 }
 

@@ -71,6 +71,9 @@ class WorkQueue {
   std::set<std::string> processing_;  // handed out by get(), not yet done()
   // Delayed adds: ready time -> keys (ordered by time, then by insertion).
   std::multimap<Clock::time_point, std::string> waiting_;
+  // Each delayed key's entry in waiting_: a key waits at most once, at its earliest time,
+  // and finding it must not cost a scan when thousands of keys wait.
+  std::map<std::string, std::multimap<Clock::time_point, std::string>::iterator> waiting_at_;
   std::map<std::string, int> requeues_;
   bool shutting_down_ = false;
 };

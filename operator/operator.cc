@@ -55,6 +55,8 @@ constexpr const char* kFieldManager = "troupe-operator";
 constexpr std::size_t kWriteWidth = 16;
 // Bindings of one cycle in flight at once, over every gang the cycle admits.
 constexpr std::size_t kBindWidth = 32;
+// How long a pod's event waits for its siblings' before its job and group are reconciled.
+constexpr std::chrono::milliseconds kPodEventCoalescing{100};
 // A waiting job's status.pending is rewritten at once when its reason changes, but when
 // only its numbers move (the queue's allocation changes with every admission) at most this
 // often: with thousands of jobs waiting, rewriting each one every cycle would take more of
@@ -105,13 +107,6 @@ Json mergePatch(const Json& from, const Json& to) {
     }
   }
   return patch;
-}
-
-std::vector<Json> copies(const std::vector<ObjectPtr>& objects) {
-  std::vector<Json> out;
-  out.reserve(objects.size());
-  for (const auto& o : objects) out.push_back(*o);
-  return out;
 }
 
 // CPU time this thread has used, in milliseconds.
@@ -200,11 +195,16 @@ struct Operator::Runtime {
     informer("pods").addIndex("group",
                               [](const Json& p) { return labelIndex(p, api::kPodGroupLabel); });
 
+    // A pod's event reconciles its job and group a moment later: a gang's pods are bound,
+    // start and finish together, and one reconcile (one status write) then covers the
+    // burst instead of one per member. The scheduling cycle is not delayed.
     auto onPod = [this](const ObjectPtr& p) {
       auto job = ctl::label(*p, api::kJobNameLabel);
-      if (!job.empty()) queue.add(kJobPrefix + ctl::namespaceOf(*p) + "/" + job);
+      if (!job.empty())
+        queue.addAfter(kJobPrefix + ctl::namespaceOf(*p) + "/" + job, kPodEventCoalescing);
       auto group = ctl::label(*p, api::kPodGroupLabel);
-      if (!group.empty()) queue.add(kGroupPrefix + ctl::namespaceOf(*p) + "/" + group);
+      if (!group.empty())
+        queue.addAfter(kGroupPrefix + ctl::namespaceOf(*p) + "/" + group, kPodEventCoalescing);
       schedule_requested = true;
     };
     informer("pods").addHandlers(
@@ -855,7 +855,7 @@ struct Operator::Runtime {
     in.now = now();
     if (auto pg = informer("podgroups").cache().get(key)) in.pod_group = *pg;
     in.service_exists = informer("services").cache().get(key) != nullptr;
-    in.pods = copies(informer("pods").cache().byIndex("job", key));
+    in.pods = ctl::ObjectList(informer("pods").cache().byIndex("job", key));
     auto plan = ctl::planTrainingJob(in);
     const auto ns = ctl::namespaceOf(*job);
     // The job's PodGroup, Service and pods, written together.
@@ -932,7 +932,9 @@ struct Operator::Runtime {
   void reconcileGroup(const std::string& key) {
     auto pg = informer("podgroups").cache().get(key);
     if (!pg) return;
-    auto pods = copies(informer("pods").cache().byIndex("group", key));
+    // Shared with the cache: a gang of hundreds of pods is reconciled on each member's
+    // event, and copying every member each time made this quadratic in the gang's size.
+    const ctl::ObjectList pods(informer("pods").cache().byIndex("group", key));
     auto status = ctl::computePodGroupStatus(*pg, pods, now());
     auto preempted_by = ctl::annotation(*pg, kPreemptedByAnnotation);
     if (!preempted_by.empty()) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "kube/work_queue.h"
@@ -65,6 +66,21 @@ TEST_CASE("delayed keys become ready at their time, earliest first", "[kube][wor
   queue.addAfter("k", milliseconds(30));
   queue.addAfter("k", milliseconds(5000));
   CHECK(queue.getFor(milliseconds(2000)) == "k");
+}
+
+TEST_CASE("an earlier addAfter brings a waiting key forward, and it is handed out once",
+          "[kube][work-queue]") {
+  WorkQueue queue;
+  queue.addAfter("k", milliseconds(60'000));
+  for (int i = 0; i < 1000; ++i) queue.addAfter("other-" + std::to_string(i), milliseconds(60'000));
+  queue.addAfter("k", milliseconds(10));
+  CHECK(queue.getFor(milliseconds(2000)) == "k");
+  queue.done("k");
+  // Nothing of k is left waiting: its minute-long entry went when it was brought forward.
+  queue.addAfter("k", milliseconds(20));
+  CHECK(queue.getFor(milliseconds(2000)) == "k");
+  queue.done("k");
+  CHECK_FALSE(queue.getFor(milliseconds(100)).has_value());
 }
 
 TEST_CASE("shutDown lets workers drain what is queued, then get() returns nothing",
