@@ -858,9 +858,28 @@ struct Operator::Runtime {
     in.pods = ctl::ObjectList(informer("pods").cache().byIndex("job", key));
     auto plan = ctl::planTrainingJob(in);
     const auto ns = ctl::namespaceOf(*job);
-    // The job's PodGroup, Service and pods, written together.
+    // The job's status, with status.pending left to the scheduler loop: only its removal
+    // is ours to write.
+    auto writeJobStatus = [&] {
+      Json old_status = job->value("status", Json::object());
+      Json status = plan.status;
+      const bool had_pending = old_status.contains("pending");
+      const bool keeps_pending = status.contains("pending");
+      old_status.erase("pending");
+      status.erase("pending");
+      Json patch = mergePatch(old_status, status);
+      if (had_pending && !keeps_pending) patch["pending"] = nullptr;
+      writeStatusPatch(res::kTrainingJobs, ns, ctl::nameOf(*job), patch);
+    };
+    // The job's PodGroup, Service and pods are written together, and with them its status
+    // unless pods must go first: each write waits for its commit, and a new job's reconcile
+    // would otherwise wait for two in turn. Should a create fail, the status written is
+    // still the job's and the retry creates what is missing.
+    const bool status_with_creates = plan.status_changed && plan.deletions.empty();
+    const std::size_t writes = plan.create.size() + (status_with_creates ? 1 : 0);
     std::atomic<bool> create_failed{false};
-    concurrently(plan.create.size(), kWriteWidth, [&](std::size_t i) {
+    concurrently(writes, kWriteWidth, [&](std::size_t i) {
+      if (i == plan.create.size()) return writeJobStatus();
       const Json& object = plan.create[i];
       const auto kind = object.value("kind", "");
       const auto& type = kind == "Pod"       ? res::kPods
@@ -874,23 +893,12 @@ struct Operator::Runtime {
     });
     if (create_failed) {
       queue.addRateLimited(kJobPrefix + key);
-      return;
+      if (!status_with_creates) return;
     }
     for (const auto& d : plan.deletions) deletePod(d);
     const auto old_phase = ctl::stringAt(*job, "/status/phase");
     const auto new_phase = plan.status.value("phase", "");
-    if (plan.status_changed) {
-      // status.pending belongs to the scheduler loop; only its removal is ours to write.
-      Json old_status = job->value("status", Json::object());
-      Json status = plan.status;
-      const bool had_pending = old_status.contains("pending");
-      const bool keeps_pending = status.contains("pending");
-      old_status.erase("pending");
-      status.erase("pending");
-      Json patch = mergePatch(old_status, status);
-      if (had_pending && !keeps_pending) patch["pending"] = nullptr;
-      writeStatusPatch(res::kTrainingJobs, ns, ctl::nameOf(*job), patch);
-    }
+    if (plan.status_changed && !status_with_creates) writeJobStatus();
     if (old_phase != new_phase) onJobPhase(key, *job, old_phase, new_phase, plan);
     for (const auto& e : plan.events)
       recordEvent("trainingjobs", res::kTrainingJobs, ns, ctl::nameOf(*job), e);
