@@ -586,6 +586,13 @@ class Cycle {
     __builtin_prefetch(&gs.evicted_cycle);
   }
 
+  // The second step: the arrays the gang's state points to, which prefetchGang() loaded.
+  void prefetchPodSets(GangId g) const {
+    const GangState& gs = st_.gangs[g];
+    __builtin_prefetch(gs.spec.pod_sets.data());
+    __builtin_prefetch(gs.classes.data());
+  }
+
   // Tries to admit g; returns true when it was. Otherwise records why it waits.
   bool tryGang(GangId g) {
     GangState& gs = st_.gangs[g];
@@ -748,10 +755,10 @@ class Cycle {
   // gang of lower priority than its best pending one. Reclaim: q within its fair share and
   // another queue above its own, or q within its guarantee and another above its own.
   bool mayPreempt(QueueId q) {
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
+    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     if (qs.pending.empty()) return false;
     if (qs.spec.within_queue == WithinQueuePreemption::LowerPriority) {
-      const std::int32_t top = st_.gangs[*qs.pending.begin()].spec.priority;
+      const std::int32_t top = st_.gangs[qs.pending.front()].spec.priority;
       for (GangId r : qs.running)
         if (st_.gangs[r].spec.priority < top) return true;
     }
@@ -816,7 +823,6 @@ class Cycle {
   void runFairShare() {
     std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap;
     const std::size_t nq = st_.queues.size();
-    std::vector<std::set<GangId, PendingOrder>::iterator> cursor(nq);
     std::vector<std::uint8_t> started(nq, 0);
     std::vector<std::string> blocked_by(nq);
     for (QueueId q : st_.queues_by_rank) {
@@ -850,14 +856,15 @@ class Cycle {
         qs.starving_waiters = false;
         qs.seen_reservation_version = st_.reservation_version;
       }
-      auto it = started[qi] ? cursor[qi] : qs.pending.begin();
+      // A queue's walk resumes where it paused when it comes back after an admission.
+      if (!started[qi]) qs.pending.beginWalk();
       started[qi] = 1;
       bool admitted = false;
-      while (it != qs.pending.end()) {
-        const GangId g = *it;
-        ++it;
-        // The next gang's state is far from this one's: fetch it while this one is tried.
-        if (it != qs.pending.end()) prefetchGang(*it);
+      for (GangId g = qs.pending.next(); g != kNoGang; g = qs.pending.next()) {
+        // The next gangs' state is far from this one's: fetch it while this one is tried,
+        // in the two steps tryGang reads it (the pod sets' address is in the gang's state).
+        if (const GangId after = qs.pending.ahead(1); after != kNoGang) prefetchGang(after);
+        if (const GangId after = qs.pending.ahead(0); after != kNoGang) prefetchPodSets(after);
         if (!blocked_by[qi].empty() && st_.gangs[g].evicted_cycle != st_.cycle) {
           // Without backfill the queue is FIFO: nothing passes its first waiting gang.
           Why why = baseWhy(g);
@@ -878,9 +885,10 @@ class Cycle {
         if (!st_.policy.backfill && waitsForCapacity(gs.why.reason))
           blocked_by[qi] = st_.gangName(g);
       }
-      cursor[qi] = it;
-      if (admitted && it != qs.pending.end()) heap.push(entryFor(q));
+      if (admitted && qs.pending.peek() != kNoGang) heap.push(entryFor(q));
     }
+    for (std::size_t qi = 0; qi < nq; ++qi)
+      if (started[qi]) st_.queues[qi].pending.endWalk();
   }
 
   void runFifo() {

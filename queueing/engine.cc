@@ -151,7 +151,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
                .allocated = {},
                .demand = {},
                .fair_share = {},
-               .pending = std::set<GangId, PendingOrder>(PendingOrder{&st.gangs}),
+               .pending = PendingList(&st.gangs),
                .running = std::set<GangId, NameOrder>(NameOrder{&st.gangs})};
   st.queue_ids.emplace(q.spec.name, id);
   const std::string name = q.spec.name;

@@ -14,6 +14,9 @@
 
 #include "queueing/decisions.h"
 #include "queueing/gpu_picker.h"
+#include "queueing/ids.h"
+#include "queueing/name_key.h"
+#include "queueing/pending_list.h"
 #include "queueing/placement_memo.h"
 #include "queueing/policy.h"
 #include "queueing/resource_vector.h"
@@ -21,10 +24,6 @@
 
 namespace troupe::queueing {
 
-using GangId = std::uint32_t;
-using NodeId = std::uint32_t;
-using QueueId = std::int32_t;
-inline constexpr GangId kNoGang = std::numeric_limits<GangId>::max();
 inline constexpr Seconds kNever = std::numeric_limits<Seconds>::max();
 inline constexpr std::size_t kMaxLevels = 4;
 
@@ -123,9 +122,7 @@ struct GangState {
 class EngineState;
 class CandidatePool;
 
-// Pending gangs of a queue in admission order: priority (high first), submit time, name.
-// Starving gangs come first within a priority without a key of their own: starving means
-// submitted before now - maxWait, a prefix of this order.
+// Admission order, as PendingList keeps it: priority (high first), submit time, name.
 struct PendingOrder {
   const std::vector<GangState>* gangs;
   bool operator()(GangId a, GangId b) const;
@@ -150,7 +147,7 @@ struct QueueState {
   // Leaf: sum of full_request over its pending and running gangs.
   ResourceVector demand;
   ResourceVector fair_share;
-  std::set<GangId, PendingOrder> pending;
+  PendingList pending;
   std::set<GangId, NameOrder> running;
   // Set to a new EngineState::running_stamp whenever `running`, the pods of one of its
   // gangs or its spec change (admission, eviction, resize, removal, upsertQueue): caches
@@ -211,14 +208,6 @@ struct Reservation {
   std::vector<NodeId> nodes;
   Seconds shadow_time = kNever;  // when the nodes are expected to be free
 };
-
-// A name's first 16 bytes as two big-endian words (0-padded): comparing two keys orders
-// the names as comparing the strings does, unless the keys are equal (then the names
-// decide). Bytes compare as unsigned char, and names hold no NUL.
-struct NameKey {
-  std::uint64_t hi = 0, lo = 0;
-};
-NameKey nameKey(const std::string& name);
 
 class EngineState {
  public:
