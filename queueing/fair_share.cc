@@ -230,6 +230,18 @@ std::vector<ResourceVector> computeFairShares(const std::vector<FairShareQueue>&
       for (std::size_t r = 0; r < kMaxResources; ++r)
         got[j][r] = fraction[j] * static_cast<double>(want[j][r]);
     fillLeftovers(pool, want, weight, got);
+    // Step 2c: what is still left of a resource once every child with a weight had its
+    // fill is capacity no such sibling wants; the children of weight 0 share it equally.
+    // Weight 0 means never taking what a sibling with a weight wants: without this, a
+    // team guaranteed GPUs alone, with weight 0, had no CPU share at all, and the CPU its
+    // pods hold made it look far above its share, so it could never take its GPUs back.
+    std::vector<std::int64_t> unweighted(k, 0);
+    bool any_unweighted = false;
+    for (std::size_t j = 0; j < k; ++j) {
+      unweighted[j] = weight[j] <= 0 ? 1 : 0;
+      any_unweighted = any_unweighted || weight[j] <= 0;
+    }
+    if (any_unweighted) fillLeftovers(pool, want, unweighted, got);
     for (std::size_t j = 0; j < k; ++j) {
       const auto c = static_cast<std::size_t>(kids[j]);
       share[c] = granted[j];

@@ -73,7 +73,8 @@ struct QueueSpec {
   ResourceVector limit = ResourceVector::filled(ResourceVector::kUnlimited);
   // The most of its unused guaranteed the queue lends to others. Unlimited by default.
   ResourceVector lending_limit = ResourceVector::filled(ResourceVector::kUnlimited);
-  // Share of idle capacity, relative to siblings. 0 means the queue never borrows.
+  // Share of idle capacity, relative to siblings. 0: the queue gets only idle capacity
+  // that no sibling with a weight wants (fair_share.cc, step 2c).
   std::int64_t over_quota_weight = 1;
   // Breaks ties between siblings with equal weighted claims; higher first.
   std::int32_t priority = 0;

@@ -70,12 +70,29 @@ TEST_CASE("fair share: idle capacity goes only to queues with demand, never past
   CHECK(share[2][kGpu] == 0);
 }
 
-TEST_CASE("fair share: weight zero never borrows", "[queueing][fair-share]") {
+TEST_CASE("fair share: weight zero never takes what a weighted sibling wants",
+          "[queueing][fair-share]") {
   std::vector<FairShareQueue> tree = {fsq(-1, 8, 100, 0), fsq(-1, 8, 100, 1)};
   const auto share = computeFairShares(tree, gpus(32));
   // Both get 8; the 16 left go to the weight-1 queue alone.
   CHECK(share[0][kGpu] == 8);
   CHECK(share[1][kGpu] == 24);
+}
+
+TEST_CASE("fair share: weight zero gets only what no sibling with a weight wants",
+          "[queueing][fair-share]") {
+  // 32 GPUs, both guaranteed 8. The weight-1 queue wants 12 and gets them; the 12 GPUs no
+  // weighted sibling wants go to the weight-0 queue.
+  std::vector<FairShareQueue> tree = {fsq(-1, 8, 100, 0), fsq(-1, 8, 12, 1)};
+  const auto share = computeFairShares(tree, gpus(32));
+  CHECK(share[1][kGpu] == 12);
+  CHECK(share[0][kGpu] == 20);
+  // Two weight-0 queues share such capacity equally: 32 - 8 - 12 = 12 left, 6 and 6 more.
+  tree.push_back(fsq(-1, 0, 100, 0));
+  const auto three = computeFairShares(tree, gpus(32));
+  CHECK(three[1][kGpu] == 12);
+  CHECK(three[0][kGpu] == 14);
+  CHECK(three[2][kGpu] == 6);
 }
 
 TEST_CASE("fair share: guarantees larger than the cluster are scaled down",

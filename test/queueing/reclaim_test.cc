@@ -97,6 +97,28 @@ TEST_CASE("a queue guaranteed nothing gives back the guarantee it borrowed",
   }
 }
 
+TEST_CASE("a queue that never borrows still takes back its guarantee",
+          "[queueing][preemption][reclaim][weight]") {
+  // Team a is guaranteed 8 GPUs and nothing else, with weight 0: it never takes
+  // what a sibling with a weight wants. Its pods
+  // also ask for CPU and memory, which nobody contends for. That CPU is idle capacity no
+  // queue with a weight wants, so it is part of a's fair share, and holding it does not
+  // put a above its share: a takes its 8 GPUs back from the borrower.
+  Engine e = engineWith(rackOfNodes("n", 2, 2),
+                        {queue("default"), queue("a").guaranteedGpus(8).weight(0)});
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(e.submit(gang("borrowed-" + std::to_string(i)).gpus(8).submittedAt(0)).ok());
+  REQUIRE(e.schedule(10).admissions.size() == 2);
+  REQUIRE(e.submit(gang("back").queue("a").gpus(8).cpu(4000).submittedAt(20)).ok());
+  const Decisions d = e.schedule(30);
+  if (auto x = e.explanation("back")) INFO(describe(*x));
+  CHECK(admitted(d, "back"));
+  REQUIRE(d.preemptions.size() == 1);
+  CHECK(d.preemptions[0].queue == "default");
+  for (Seconds t = 31; t < 40; ++t) CHECK(e.schedule(t).empty());
+  CHECK(e.isRunning("back"));
+}
+
 // Four 8-GPU nodes; the free GPUs are split 4 and 4, so a whole-node gang fits nowhere:
 //   n-0: b-big (8)   n-1: a-1 (4) b-mid (4)   n-2: a-2 (4) free (4)   n-3: b-new (4) free (4)
 // Team a wants one more 8-GPU gang. With a guaranteed 16 and b guaranteed 8 (both wanting
