@@ -94,6 +94,9 @@ struct QueueStatus {
   double dominant_share = 0;  // max over resources of allocated / fair share
 };
 
+// One cycle's steps. A cycle never undoes its own: a gang it admits is admitted once and
+// appears in none of its preemptions or resizes (its growth goes into its admission), so
+// the steps can be carried out in any order that lets evictions finish first.
 struct Decisions {
   std::int64_t cycle = 0;
   Seconds now = 0;

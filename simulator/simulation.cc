@@ -8,7 +8,6 @@
 #include <optional>
 #include <queue>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/check.h"
 #include "queueing/engine.h"
@@ -129,8 +128,6 @@ class Replay {
   // When the engine said something changes with no event (a job starts to starve, a
   // minRuntimeSeconds protection ends, a reservation's estimate runs out).
   std::optional<int64_t> wakeup_;
-  // Steps of a cycle that the same cycle undid (see apply()).
-  int64_t superseded_ = 0;
 };
 
 size_t Replay::jobIndex(const std::string& name) const {
@@ -259,20 +256,11 @@ void Replay::complete(size_t j, int64_t now) {
 }
 
 void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
-  // A cycle may admit a gang and later, within the same cycle, preempt or shrink it for
-  // another one. The lists then hold steps the cycle itself superseded: the simulator
-  // carries out each such gang's final state (the engine's, after the cycle) once.
-  std::unordered_map<std::string, int> admitted;
-  for (const auto& a : decisions.admissions) ++admitted[a.gang];
-  std::unordered_set<std::string> undone;
+  // A cycle never undoes its own steps (queueing/decisions.h): the phase checks below
+  // stop the replay loudly if one did.
   for (const auto& p : decisions.preemptions) {
     size_t j = jobIndex(p.gang);
     JobState& st = state_[j];
-    if (st.phase == Phase::Pending && admitted.count(p.gang)) {
-      undone.insert(p.gang);
-      ++superseded_;
-      continue;
-    }
     TROUPE_CHECK(st.phase == Phase::Running, "gang {} preempted but not running", p.gang);
     closeSegment(j, now);
     int64_t reached = st.progressAt(now);
@@ -292,11 +280,6 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
   for (const auto& r : decisions.resizes) {
     size_t j = jobIndex(r.gang);
     JobState& st = state_[j];
-    if (st.phase == Phase::Pending && admitted.count(r.gang)) {
-      undone.insert(r.gang);
-      ++superseded_;
-      continue;
-    }
     TROUPE_CHECK(st.phase == Phase::Running, "gang {} resized but not running", r.gang);
     closeSegment(j, now);
     st.progress = st.progressAt(now);
@@ -326,22 +309,11 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
   for (const auto& a : decisions.admissions) {
     size_t j = jobIndex(a.gang);
     JobState& st = state_[j];
-    const std::vector<queueing::PodPlacement>* pods = &a.pods;
-    std::optional<queueing::RunningGang> final_state;
-    if (undone.count(a.gang) || admitted[a.gang] > 1) {
-      // Only the gang's state after the cycle counts (see above).
-      if (st.phase == Phase::Running || !engine_.isRunning(a.gang)) {
-        ++superseded_;
-        continue;
-      }
-      final_state = engine_.running(a.gang);
-      pods = &final_state->pods;
-    }
+    const std::vector<queueing::PodPlacement>& pods = a.pods;
     TROUPE_CHECK(st.phase == Phase::Pending, "gang {} admitted but not pending", a.gang);
-    TROUPE_CHECK(!pods->empty() && static_cast<int>(pods->size()) <= st.full_pods,
-                 "gang {} admitted with {} pods (full size {})", a.gang, pods->size(),
-                 st.full_pods);
-    for (const auto& pod : *pods) {
+    TROUPE_CHECK(!pods.empty() && static_cast<int>(pods.size()) <= st.full_pods,
+                 "gang {} admitted with {} pods (full size {})", a.gang, pods.size(), st.full_pods);
+    for (const auto& pod : pods) {
       int node = ledger_.nodeIndex(pod.node);
       TROUPE_CHECK(node >= 0, "gang {} admitted on unknown node {}", a.gang, pod.node);
       st.pods.push_back({node, ledger_.take(node, pod.gpus, st.gpus_per_pod)});
@@ -436,7 +408,6 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   in.skipped_jobs = skipped_;
   in.wall_seconds = wall;
   in.cycles = cycles_;
-  in.superseded_decisions = superseded_;
   result.summary = summarize(in);
   result.jobs = std::move(outcomes_);
   result.segments = std::move(segments_);

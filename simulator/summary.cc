@@ -93,7 +93,6 @@ nlohmann::json summarize(const SummaryInputs& in) {
   out["checkpoint_interval_s"] = in.checkpoint_interval_s;
   out["skipped_jobs"] = in.skipped_jobs;
   out["scheduling_cycles"] = in.cycles;
-  out["superseded_decisions"] = in.superseded_decisions;
   out["wall_seconds"] = in.wall_seconds;
   nlohmann::json queues = nlohmann::json::object();
   for (size_t q = 0; q < in.queue_names.size(); ++q) {

@@ -42,7 +42,6 @@ struct SummaryInputs {
   int64_t skipped_jobs = 0;  // trace jobs the replay left out (see docs)
   double wall_seconds = 0;
   int64_t cycles = 0;
-  int64_t superseded_decisions = 0;
 };
 
 nlohmann::json summarize(const SummaryInputs& in);
