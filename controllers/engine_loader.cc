@@ -7,6 +7,7 @@ namespace troupe::controllers {
 LoadedEngine loadEngine(const ClusterSnapshot& cluster, queueing::Policy policy) {
   LoadedEngine out{queueing::Engine(std::move(policy)), {}};
   const auto& snap = cluster.snapshot;
+  out.engine.reserve(snap.pending.size() + snap.running.size(), snap.nodes.size());
   for (const auto& n : snap.nodes) {
     if (auto s = out.engine.upsertNode(n); !s) out.problems.push_back({"Node", n.name, s.error()});
   }

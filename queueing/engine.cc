@@ -35,8 +35,18 @@ Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 
+void Engine::reserve(std::size_t gangs, std::size_t nodes) {
+  EngineState& st = *state_;
+  st.gangs.reserve(gangs);
+  st.name_keys.reserve(gangs);
+  st.gang_ids.reserve(gangs);
+  st.nodes.reserve(nodes);
+  st.node_ids.reserve(nodes);
+}
+
 Result<Engine> Engine::fromSnapshot(const Snapshot& snapshot, Policy policy) {
   Engine engine(std::move(policy));
+  engine.reserve(snapshot.pending.size() + snapshot.running.size(), snapshot.nodes.size());
   for (const auto& n : snapshot.nodes)
     if (auto s = engine.upsertNode(n); !s) return s.error();
   // Parents before children, whatever order the snapshot lists them in.
@@ -206,44 +216,46 @@ Status Engine::submit(GangSpec gang) {
 Status Engine::addRunning(RunningGang gang) {
   if (auto s = validateGang(gang.spec, state_->policy); !s) return s;
   EngineState& st = *state_;
-  const std::string base = fmt::format("running[{}]", gang.spec.name);
+  // Field paths are built only for an error: loading a cluster adds every running gang.
+  auto base = [&] { return fmt::format("running[{}]", gang.spec.name); };
   if (st.gang_ids.contains(gang.spec.name))
-    return makeError(ErrorCode::AlreadyExists, base, "a gang with this name already exists");
+    return makeError(ErrorCode::AlreadyExists, base(), "a gang with this name already exists");
   std::vector<Pod> pods;
   std::vector<std::int32_t> counts(gang.spec.pod_sets.size(), 0);
-  std::unordered_map<NodeId, std::uint64_t> taken;
   for (std::size_t i = 0; i < gang.pods.size(); ++i) {
     const PodPlacement& p = gang.pods[i];
-    const std::string path = fmt::format("{}.pods[{}]", base, i);
+    auto path = [&] { return fmt::format("{}.pods[{}]", base(), i); };
     if (p.pod_set < 0 || static_cast<std::size_t>(p.pod_set) >= gang.spec.pod_sets.size())
-      return makeError(ErrorCode::Invalid, path + ".podSet", "Invalid value: no such pod set");
+      return makeError(ErrorCode::Invalid, path() + ".podSet", "Invalid value: no such pod set");
     auto n = st.node_ids.find(p.node);
     if (n == st.node_ids.end())
-      return makeError(ErrorCode::Invalid, path + ".node",
+      return makeError(ErrorCode::Invalid, path() + ".node",
                        fmt::format("Not found: node \"{}\"", p.node));
     const NodeState& node = st.nodes[n->second];
     std::uint64_t mask = 0;
     for (int gpu : p.gpus) {
       if (gpu < 0 || gpu >= 64 || !((node.all_gpus >> gpu) & 1))
-        return makeError(ErrorCode::Invalid, path + ".gpus",
+        return makeError(ErrorCode::Invalid, path() + ".gpus",
                          fmt::format("Invalid value: {}: the node has no such GPU", gpu));
       mask |= std::uint64_t{1} << gpu;
     }
     const auto& req = gang.spec.pod_sets[static_cast<std::size_t>(p.pod_set)].shape->requests;
     if (std::popcount(mask) != req[kGpu])
-      return makeError(ErrorCode::Invalid, path + ".gpus",
+      return makeError(ErrorCode::Invalid, path() + ".gpus",
                        fmt::format("Invalid value: {} GPUs listed, the pod requests {}",
                                    std::popcount(mask), req[kGpu]));
-    std::uint64_t& used = taken[n->second];
+    // GPUs the gang's earlier pods on this node hold (gangs span few pods per node).
+    std::uint64_t used = 0;
+    for (const Pod& earlier : pods)
+      if (earlier.node == n->second) used |= earlier.gpus;
     if ((node.free_gpus & mask) != mask || (used & mask) != 0)
-      return makeError(ErrorCode::Conflict, path + ".gpus", "GPU already held by another pod");
-    used |= mask;
+      return makeError(ErrorCode::Conflict, path() + ".gpus", "GPU already held by another pod");
     ++counts[static_cast<std::size_t>(p.pod_set)];
     pods.push_back(Pod{p.pod_set, n->second, mask});
   }
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > gang.spec.pod_sets[i].count)
-      return makeError(ErrorCode::Invalid, fmt::format("{}.podSets[{}]", base, i),
+      return makeError(ErrorCode::Invalid, fmt::format("{}.podSets[{}]", base(), i),
                        fmt::format("Invalid value: {} pods run, count is {}", counts[i],
                                    gang.spec.pod_sets[i].count));
   const GangId g = st.newGang(std::move(gang.spec));

@@ -41,6 +41,10 @@ class Engine {
   // An engine holding everything in `snapshot` (its `now` is not used until schedule()).
   static Result<Engine> fromSnapshot(const Snapshot& snapshot, Policy policy = {});
 
+  // Makes room for this many gangs and nodes in all, so that loading a whole cluster does
+  // not grow (and move) the gang table step by step. Changes nothing else.
+  void reserve(std::size_t gangs, std::size_t nodes);
+
   // Adds a node or replaces its spec (labels, taints, allocatable, readiness). Pods
   // already on it stay; if they no longer fit, the node is simply full.
   Status upsertNode(NodeSpec node);

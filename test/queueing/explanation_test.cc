@@ -155,6 +155,14 @@ TEST_CASE("bad input is an error naming the field and the rule", "[queueing][val
          return e.addRunning(runningOn(gang("b").gpus(2), {"n"}));
        },
        "running[b].pods[0].gpus"},
+      {"two pods of one running gang on the same GPUs",
+       [](Engine& e) {
+         REQUIRE(e.upsertNode(node("n")).ok());
+         RunningGang r = runningOn(gang("a").gpus(2).pods(3), {"n", "n", "n"});
+         r.pods[2].gpus = r.pods[0].gpus;
+         return e.addRunning(r);
+       },
+       "running[a].pods[2].gpus"},
       {"removing a node that runs pods",
        [](Engine& e) {
          REQUIRE(e.upsertNode(node("n")).ok());
