@@ -46,7 +46,10 @@ void Engine::reserve(std::size_t gangs, std::size_t nodes) {
 
 Result<Engine> Engine::fromSnapshot(const Snapshot& snapshot, Policy policy) {
   Engine engine(std::move(policy));
-  engine.reserve(snapshot.pending.size() + snapshot.running.size(), snapshot.nodes.size());
+  // Room for arrivals too: a table of 100,000 gangs that grows later is moved whole, in
+  // the middle of one incremental cycle (40 ms at that size).
+  const std::size_t gangs = snapshot.pending.size() + snapshot.running.size();
+  engine.reserve(gangs + gangs / 2, snapshot.nodes.size());
   for (const auto& n : snapshot.nodes)
     if (auto s = engine.upsertNode(n); !s) return s.error();
   // Parents before children, whatever order the snapshot lists them in.
