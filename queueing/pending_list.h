@@ -47,7 +47,7 @@ class PendingList {
   // The gang k places after the cursor, kNoGang past the end or where one was erased:
   // for fetching the state of gangs about to be visited.
   GangId ahead(std::size_t k) const {
-    return cursor_ + k < sorted_.size() ? sorted_[cursor_ + k].gang : kNoGang;
+    return walking() && cursor_ + k < sorted_.size() ? sorted_[cursor_ + k].gang : kNoGang;
   }
   void endWalk();
 

@@ -80,6 +80,7 @@ TEST_CASE("a gang arriving during a walk is visited only if it sorts after the n
   CHECK(list.next() == f);
   CHECK(list.next() == kNoGang);
   list.endWalk();
+  CHECK(list.ahead(1) == kNoGang);  // no walk: nothing is about to be visited
   CHECK(walkAll(list, gangs) == std::vector<std::string>{"a", "b", "d", "e", "f"});
 }
 
