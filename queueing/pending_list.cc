@@ -11,8 +11,6 @@ namespace {
 // Dead entries are dropped together once there are more of them than this and than live
 // ones: a walk skips them meanwhile, and admissions from the queue's front stay O(log n).
 constexpr std::size_t kCompactAfter = 64;
-// Staged arrivals up to this many go in by ordered inserts; more are sorted and merged.
-constexpr std::size_t kInsertOneByOne = 8;
 
 }  // namespace
 
@@ -120,15 +118,10 @@ void PendingList::mergeStaged() {
   compact();
   if (staged_.empty()) return;
   auto by_order = [this](const Entry& a, const Entry& b) { return less(a, b); };
-  if (staged_.size() <= kInsertOneByOne) {
-    for (const Entry& e : staged_)
-      sorted_.insert(std::lower_bound(sorted_.begin(), sorted_.end(), e, by_order), e);
-  } else {
-    std::sort(staged_.begin(), staged_.end(), by_order);
-    const auto middle = static_cast<std::ptrdiff_t>(sorted_.size());
-    sorted_.insert(sorted_.end(), staged_.begin(), staged_.end());
-    std::inplace_merge(sorted_.begin(), sorted_.begin() + middle, sorted_.end(), by_order);
-  }
+  std::sort(staged_.begin(), staged_.end(), by_order);
+  const auto middle = static_cast<std::ptrdiff_t>(sorted_.size());
+  sorted_.insert(sorted_.end(), staged_.begin(), staged_.end());
+  std::inplace_merge(sorted_.begin(), sorted_.begin() + middle, sorted_.end(), by_order);
   // A burst's room is given back: staging stays small between bursts.
   if (staged_.capacity() > kCompactAfter) {
     staged_ = {};

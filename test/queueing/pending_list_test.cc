@@ -25,6 +25,12 @@ struct Gangs {
     all.push_back(std::move(g));
     return static_cast<GangId>(all.size() - 1);
   }
+  // Adds a gang and puts it in `list`.
+  GangId insert(PendingList& list, std::string name, std::int32_t priority, Seconds submit) {
+    const GangId g = add(std::move(name), priority, submit);
+    list.insert(g);
+    return g;
+  }
 };
 
 std::vector<std::string> walkAll(PendingList& list, const Gangs& gangs) {
@@ -40,12 +46,11 @@ TEST_CASE("pending gangs are walked by priority, then submit time, then whole na
   Gangs gangs;
   PendingList list(&gangs.all);
   // The first 16 bytes of the last two names are equal: the whole names decide.
-  const GangId late = gangs.add("team-a/late", 0, 20);
-  const GangId urgent = gangs.add("team-a/urgent", 5, 30);
-  const GangId early = gangs.add("team-a/early", 0, 10);
-  const GangId long_b = gangs.add("team-a/pretrain-run-b", 0, 15);
-  const GangId long_a = gangs.add("team-a/pretrain-run-a", 0, 15);
-  for (GangId g : {late, urgent, early, long_b, long_a}) list.insert(g);
+  gangs.insert(list, "team-a/late", 0, 20);
+  const GangId urgent = gangs.insert(list, "team-a/urgent", 5, 30);
+  gangs.insert(list, "team-a/early", 0, 10);
+  gangs.insert(list, "team-a/pretrain-run-b", 0, 15);
+  const GangId long_a = gangs.insert(list, "team-a/pretrain-run-a", 0, 15);
   CHECK(list.size() == 5);
   CHECK(gangs.all[list.front()].spec.name == "team-a/urgent");
   CHECK(walkAll(list, gangs) == std::vector<std::string>{"team-a/urgent", "team-a/early",
@@ -61,20 +66,16 @@ TEST_CASE("pending gangs are walked by priority, then submit time, then whole na
 TEST_CASE("a gang arriving during a walk is visited only if it sorts after the next visit") {
   Gangs gangs;
   PendingList list(&gangs.all);
-  const GangId a = gangs.add("a", 0, 10);
-  const GangId c = gangs.add("c", 0, 30);
-  const GangId e = gangs.add("e", 0, 50);
-  for (GangId g : {a, c, e}) list.insert(g);
+  const GangId a = gangs.insert(list, "a", 0, 10);
+  const GangId c = gangs.insert(list, "c", 0, 30);
+  const GangId e = gangs.insert(list, "e", 0, 50);
   list.beginWalk();
   CHECK(list.next() == a);
-  CHECK(list.next() == c);  // the walk now stands on e, as an iterator moved past c would
-  list.erase(c);            // admitted: leaves the list while the walk is on
-  const GangId b = gangs.add("b", 0, 20);
-  const GangId d = gangs.add("d", 0, 40);
-  const GangId f = gangs.add("f", 0, 60);
-  list.insert(b);  // before the walk's place: not visited in this walk
-  list.insert(d);  // between the last visit and the next: not visited either
-  list.insert(f);  // after the next visit: visited
+  CHECK(list.next() == c);         // the walk now stands on e, as an iterator moved past c would
+  list.erase(c);                   // admitted: leaves the list while the walk is on
+  gangs.insert(list, "b", 0, 20);  // before the walk's place: not visited in this walk
+  gangs.insert(list, "d", 0, 40);  // between the last visit and the next: not visited either
+  const GangId f = gangs.insert(list, "f", 0, 60);  // after the next visit: visited
   CHECK(list.peek() == e);
   CHECK(list.next() == e);
   CHECK(list.next() == f);
@@ -88,18 +89,15 @@ TEST_CASE("erasing most of a long queue during a walk keeps the walk on its next
   Gangs gangs;
   PendingList list(&gangs.all);
   std::vector<GangId> ids;
-  for (int i = 0; i < 1000; ++i) {
-    ids.push_back(gangs.add("g-" + std::to_string(10000 + i), 0, i));
-    list.insert(ids.back());
-  }
+  for (int i = 0; i < 1000; ++i)
+    ids.push_back(gangs.insert(list, "g-" + std::to_string(10000 + i), 0, i));
   list.beginWalk();
   for (int i = 0; i < 900; ++i) {
     REQUIRE(list.next() == ids[static_cast<std::size_t>(i)]);
     list.erase(ids[static_cast<std::size_t>(i)]);  // dead entries outnumber live: compacted
   }
   // An arrival in the middle of the walk compacts the dead entries first.
-  const GangId early = gangs.add("g-early", 0, -1);
-  list.insert(early);
+  const GangId early = gangs.insert(list, "g-early", 0, -1);
   CHECK(list.next() == ids[900]);
   list.endWalk();
   CHECK(list.size() == 101);
