@@ -99,6 +99,22 @@ void CandidatePool::build(const EngineState& st, QueueId vq, Seconds now, Source
     std::fill(out.on_usable.begin() + static_cast<std::ptrdiff_t>(before), out.on_usable.end(),
               on_usable);
   }
+  // Cheapest first, with on_usable kept beside its candidate.
+  std::vector<std::uint32_t> order(out.candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return cheaper(st, out.candidates[a], out.candidates[b]);
+  });
+  std::vector<Candidate> sorted;
+  std::vector<std::uint8_t> usable;
+  sorted.reserve(order.size());
+  usable.reserve(order.size());
+  for (std::uint32_t i : order) {
+    sorted.push_back(std::move(out.candidates[i]));
+    usable.push_back(out.on_usable[i]);
+  }
+  out.candidates = std::move(sorted);
+  out.on_usable = std::move(usable);
 }
 
 }  // namespace troupe::queueing

@@ -38,8 +38,9 @@ struct SourceCandidates {
   std::uint64_t running_version = 0;  // the source queue's
   std::uint64_t node_epoch = 0;       // node usability
   std::int64_t cycle = -1;            // which gangs "this cycle" admitted
-  // Running gangs not admitted this cycle, in the queue's running order, each gang's
-  // shrink candidates before its eviction.
+  // What running gangs not admitted this cycle offer, cheapest first (cheaper()): sorted
+  // once per build, so a search merges the sources' runs instead of ordering every
+  // candidate again.
   std::vector<Candidate> candidates;
   // Per candidate: its gang has a pod on a usable node (usefulness for a preemptor whose
   // pods may use every usable node).

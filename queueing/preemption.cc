@@ -109,6 +109,12 @@ class Search {
   }
 
  private:
+  // A run of candidates_ being merged: its next candidate and its end.
+  struct Head {
+    std::size_t at;
+    std::size_t end;
+  };
+
   PreemptionPlan search() {
     PreemptionPlan plan;
     collect();
@@ -133,10 +139,7 @@ class Search {
       }
       return plan;
     }
-    // Cheapest first, ordered lazily: the greedy pass usually needs only a few of the
-    // candidates, so a heap pops them in order instead of sorting them all.
-    std::make_heap(candidates_.begin(), candidates_.end(),
-                   [&](const Candidate* a, const Candidate* b) { return cheaper(st_, *b, *a); });
+    startMerge();
 
     // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
@@ -196,16 +199,43 @@ class Search {
     return plan;
   }
 
-  // The i-th cheapest candidate. Popped candidates collect at the back of the vector,
-  // cheapest last, and stay where they are while later ones are popped.
-  const Candidate& nth(std::size_t i) {
-    const std::size_t n = candidates_.size();
-    while (popped_ <= i) {
-      std::pop_heap(candidates_.begin(), candidates_.end() - static_cast<std::ptrdiff_t>(popped_),
-                    [&](const Candidate* a, const Candidate* b) { return cheaper(st_, *b, *a); });
-      ++popped_;
+  // Orders run heads for a max-heap that keeps the cheapest on top.
+  struct LaterHead {
+    const Search* search;
+    bool operator()(const Head& a, const Head& b) const {
+      return cheaper(search->st_, *search->candidates_[b.at], *search->candidates_[a.at]);
     }
-    return *candidates_[n - 1 - i];
+  };
+  LaterHead laterHead() const { return LaterHead{this}; }
+
+  // Cheapest first, ordered lazily: the greedy pass usually needs only a few of the
+  // candidates. Each run of candidates_ is sorted already (a source's offer is sorted
+  // when the pool builds it; owned_ is sorted here), so a heap of the runs' heads merges
+  // them: a search costs the runs and the candidates it pops, not every candidate.
+  void startMerge() {
+    if (owned_begin_ < candidates_.size()) {
+      std::sort(candidates_.begin() + static_cast<std::ptrdiff_t>(owned_begin_), candidates_.end(),
+                [&](const Candidate* a, const Candidate* b) { return cheaper(st_, *a, *b); });
+      runs_.emplace_back(owned_begin_, candidates_.size());
+    }
+    heads_.clear();
+    for (const auto& [begin, end] : runs_)
+      if (begin < end) heads_.push_back(Head{begin, end});
+    std::make_heap(heads_.begin(), heads_.end(), laterHead());
+  }
+
+  // The i-th cheapest candidate.
+  const Candidate& nth(std::size_t i) {
+    while (order_.size() <= i) {
+      std::pop_heap(heads_.begin(), heads_.end(), laterHead());
+      Head& h = heads_.back();
+      order_.push_back(candidates_[h.at]);
+      if (++h.at < h.end)
+        std::push_heap(heads_.begin(), heads_.end(), laterHead());
+      else
+        heads_.pop_back();
+    }
+    return *order_[i];
   }
 
   PlaceOptions options() const {
@@ -254,7 +284,8 @@ class Search {
       if (vq != q_) ++over_elsewhere_;
     sources_ = reclaimSources(st_, q_, request_);
     for (QueueId vq : sources_) reclaimFrom(vq);
-    // owned_ is complete: point at its candidates too.
+    // owned_ is complete: point at its candidates too, as the last run (sorted later).
+    owned_begin_ = candidates_.size();
     for (const Candidate& c : owned_) candidates_.push_back(&c);
   }
 
@@ -272,6 +303,7 @@ class Search {
     }
     // The same, from the candidates the queue offers every search of this cycle.
     const SourceCandidates& offer = pool_->of(st_, vq, now_);
+    const std::size_t begin = candidates_.size();
     protected_ += offer.protected_count;
     protected_until_ = std::min(protected_until_, offer.protected_until);
     const bool every = mayUseEveryUsableNode();
@@ -282,6 +314,8 @@ class Search {
       if (every ? offer.on_usable[i] != 0 : usefulTo(st_.gangs[c.victim.gang]))
         candidates_.push_back(&c);
     }
+    // The offer is sorted, and a filter keeps its order: one run.
+    runs_.emplace_back(begin, candidates_.size());
   }
 
   // True when some pod set of the preemptor may run on every usable node: then a victim
@@ -420,10 +454,14 @@ class Search {
   double share_after_ = 0;
   // Candidates collected by this search (within its queue, or all without a pool).
   std::vector<Candidate> owned_;
-  // Every candidate (in owned_ or in the pool, which no search changes while it runs): a
-  // heap of those not yet popped, then the popped.
+  // Every candidate (in owned_ or in the pool, which no search changes while it runs), in
+  // runs each sorted cheapest first: one per source queue's offer, then owned_'s.
   std::vector<const Candidate*> candidates_;
-  std::size_t popped_ = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> runs_;  // [begin, end) in candidates_
+  std::size_t owned_begin_ = 0;
+  // The merge: the next candidate of each run not yet taken, and what it took, in order.
+  std::vector<Head> heads_;
+  std::vector<const Candidate*> order_;
   std::optional<FitCounter> counter_;
   std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
