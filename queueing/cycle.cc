@@ -90,14 +90,15 @@ class Cycle {
       // (one pass over the nodes each) instead of forgetting every answer, so the queues
       // none of whose kinds can fit yet stay clean.
       st_.memo_release_version = st_.release_version;
-      for (auto& [key, entry] : st_.fit_memo) {
+      st_.fit_memo.forEach([&](KindId kind, MemoEntry& entry) {
+        const MemoKey& key = st_.kinds[static_cast<std::size_t>(kind)];
         const KindCapacity c =
             kindCapacity(st_, key.cls, key.request, static_cast<TopologyMode>(key.mode), key.level);
         entry.min_failing = c.max_pods + 1;
         entry.level = c.level;
         entry.domain = c.domain;
         entry.domain_pods = c.domain_pods;
-      }
+      });
       st_.blocked_memo.clear();
       st_.preempt_memo.clear();
       ++st_.preempt_generation;
@@ -113,20 +114,22 @@ class Cycle {
         ++it;
         continue;
       }
-      st_.queues[static_cast<std::size_t>(it->first.queue)].preempt_voided = true;
+      st_.queues[static_cast<std::size_t>(queueOfPreemptKey(it->first))].preempt_voided = true;
       it = st_.preempt_memo.erase(it);
     }
   }
 
-  bool stillFails(const MemoKey& key, const PreemptFailure& f) {
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(key.queue)];
+  bool stillFails(std::uint64_t key, const PreemptFailure& f) {
+    const QueueId queue = queueOfPreemptKey(key);
+    const QueueState& qs = st_.queues[static_cast<std::size_t>(queue)];
     if (!qs.present) return false;
     // The fewest pods the answer covers: more pods ask more and get no more candidates.
-    const ResourceVector request = key.request * f.min_failing;
+    const ResourceVector request =
+        st_.kinds[static_cast<std::size_t>(kindOfPreemptKey(key))].request * f.min_failing;
     switch (f.kind) {
       case PreemptFailureKind::Volatile: return false;
       case PreemptFailureKind::Exhausted: {
-        std::vector<QueueId> now = reclaimSources(st_, key.queue, request);
+        std::vector<QueueId> now = reclaimSources(st_, queue, request);
         std::sort(now.begin(), now.end());
         return std::includes(f.sources.begin(), f.sources.end(), now.begin(), now.end());
       }
@@ -134,7 +137,7 @@ class Cycle {
         if (qs.dirty || dominantShare(qs.allocated + request, qs.fair_share) <= 1.0) return false;
         const auto& over = st_.overShareQueues();
         return std::any_of(over.begin(), over.end(),
-                           [&](const auto& v) { return v.first != key.queue; });
+                           [&](const auto& v) { return v.first != queue; });
       }
     }
     return false;
@@ -341,49 +344,31 @@ class Cycle {
     return c;
   }
 
-  // The memo key of a single-pod-set gang, or nullopt when its outcome is not shareable.
-  std::optional<MemoKey> memoKey(GangId g, const PlaceOptions& o) {
+  // The memo kind of a single-pod-set gang, or kNoKind when its outcome is not shareable.
+  KindId memoKind(GangId g, const PlaceOptions& o) const {
     if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
-      return std::nullopt;
-    return baseKey(g);
-  }
-
-  // The memo key of a single-pod-set gang (nullopt for several pod sets), computed once per
-  // gang visit: tryGang asks for it up to five times.
-  const std::optional<MemoKey>& baseKey(GangId g) {
-    if (key_gang_ == g) return key_;
-    key_gang_ = g;
-    key_.reset();
-    const GangState& gs = st_.gangs[g];
-    if (gs.spec.pod_sets.size() != 1) return key_;
-    MemoKey k;
-    k.cls = gs.classes[0];
-    k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
-    k.level =
-        gs.spec.topology.mode == TopologyMode::None ? -1 : st_.levelIndex(gs.spec.topology.level);
-    k.request = gs.spec.pod_sets[0].shape->requests;
-    key_ = k;
-    return key_;
+      return kNoKind;
+    return st_.gangs[g].kind;
   }
 
   Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
-                  Memo& memo) {
-    const auto key = memoKey(g, o);
-    if (key) {
-      auto it = memo.find(*key);
-      if (it != memo.end() && it->second.min_failing <= counts[0]) {
+                  KindMemo& memo) {
+    const KindId kind = memoKind(g, o);
+    if (kind != kNoKind) {
+      const MemoEntry* e = memo.find(kind);
+      if (e != nullptr && e->min_failing <= counts[0]) {
         Placement p;
-        p.level = it->second.level;
-        p.domain = it->second.domain;
-        p.domain_pods = it->second.domain_pods;
+        p.level = e->level;
+        p.domain = e->domain;
+        p.domain_pods = e->domain_pods;
         return p;
       }
     }
     Placement p = placeGang(st_, g, counts, o);
-    if (!p.ok && key) {
-      auto [it, added] = memo.try_emplace(*key);
-      if (added || counts[0] < it->second.min_failing)
-        it->second = MemoEntry{counts[0], p.level, p.domain, p.domain_pods, {}, {}};
+    if (!p.ok && kind != kNoKind) {
+      auto [e, added] = memo.tryEmplace(kind);
+      if (added || counts[0] < e->min_failing)
+        *e = MemoEntry{counts[0], p.level, p.domain, p.domain_pods, {}, {}};
     }
     return p;
   }
@@ -396,19 +381,18 @@ class Cycle {
     o.ignore_reservations = true;
     // Reservations and backfill windows play no part on an empty cluster: every gang of
     // one kind shares the answer, a reservation holder too.
-    const auto& key = baseKey(g);
-    if (key) {
-      auto ok = st_.static_ok.find(*key);
-      if (ok != st_.static_ok.end() && ok->second.min_failing >= counts[0]) return true;
-      auto bad = st_.static_bad.find(*key);
-      if (bad != st_.static_bad.end() && bad->second.min_failing <= counts[0]) return false;
+    const KindId kind = st_.gangs[g].kind;
+    if (kind != kNoKind) {
+      const MemoEntry* ok = st_.static_ok.find(kind);
+      if (ok != nullptr && ok->min_failing >= counts[0]) return true;
+      const MemoEntry* bad = st_.static_bad.find(kind);
+      if (bad != nullptr && bad->min_failing <= counts[0]) return false;
     }
     const bool fits = placeGang(st_, g, counts, o).ok;
-    if (key) {
-      auto& m = fits ? st_.static_ok : st_.static_bad;
-      auto [it, added] = m.try_emplace(*key);
-      if (added || (fits ? counts[0] > it->second.min_failing : counts[0] < it->second.min_failing))
-        it->second.min_failing = counts[0];
+    if (kind != kNoKind) {
+      auto [e, added] = (fits ? st_.static_ok : st_.static_bad).tryEmplace(kind);
+      if (added || (fits ? counts[0] > e->min_failing : counts[0] < e->min_failing))
+        e->min_failing = counts[0];
     }
     return fits;
   }
@@ -421,15 +405,15 @@ class Cycle {
       st_.blocked_fits.clear();
       st_.blocked_fits_version = st_.capacity_version;
     }
-    const auto key = memoKey(g, o);
-    if (key) {
-      auto it = st_.blocked_fits.find(*key);
-      if (it != st_.blocked_fits.end() && it->second.min_failing >= counts[0]) return true;
+    const KindId kind = memoKind(g, o);
+    if (kind != kNoKind) {
+      const MemoEntry* e = st_.blocked_fits.find(kind);
+      if (e != nullptr && e->min_failing >= counts[0]) return true;
     }
     const bool fits = place(g, counts, o, st_.blocked_memo).ok;
-    if (fits && key) {
-      auto [it, added] = st_.blocked_fits.try_emplace(*key);
-      if (added || counts[0] > it->second.min_failing) it->second.min_failing = counts[0];
+    if (fits && kind != kNoKind) {
+      auto [e, added] = st_.blocked_fits.tryEmplace(kind);
+      if (added || counts[0] > e->min_failing) e->min_failing = counts[0];
     }
     return fits;
   }
@@ -676,10 +660,9 @@ class Cycle {
   }
 
   bool preemptionKnownToFail(GangId g, const std::vector<std::int32_t>& counts, Why& why) {
-    auto key = memoKey(g, PlaceOptions{});
-    if (!key) return false;
-    key->queue = st_.gangs[g].queue;
-    auto it = st_.preempt_memo.find(*key);
+    const KindId kind = memoKind(g, PlaceOptions{});
+    if (kind == kNoKind) return false;
+    auto it = st_.preempt_memo.find(preemptKey(kind, st_.gangs[g].queue));
     if (it == st_.preempt_memo.end() || it->second.min_failing > counts[0]) return false;
     // Rules depend on the priority within the queue; only reuse for equal priority.
     if (it->second.priority != st_.gangs[g].spec.priority) return false;
@@ -690,13 +673,12 @@ class Cycle {
 
   void rememberPreemptionFailure(GangId g, const std::vector<std::int32_t>& counts, const Why& why,
                                  PreemptionPlan& plan) {
-    auto key = memoKey(g, PlaceOptions{});
+    const KindId kind = memoKind(g, PlaceOptions{});
     const QueueId q = st_.gangs[g].queue;
-    if (!key) {
+    if (kind == kNoKind) {
       markPreemptVolatile(q);  // nothing remembered: nothing to check when shares move
       return;
     }
-    key->queue = q;
     PreemptFailure f;
     f.min_failing = counts[0];
     f.priority = st_.gangs[g].spec.priority;
@@ -704,7 +686,7 @@ class Cycle {
     f.detail = why.detail;
     f.kind = plan.failure;
     f.sources = std::move(plan.sources);
-    auto [it, added] = st_.preempt_memo.try_emplace(*key, f);
+    auto [it, added] = st_.preempt_memo.try_emplace(preemptKey(kind, q), f);
     if (added) return;
     // Another priority replaces the answer its gangs relied on: they are checked no more.
     if (f.priority != it->second.priority) markPreemptVolatile(q);
@@ -738,9 +720,9 @@ class Cycle {
     // Capacity was released: only matters if one of its waiting kinds fits now.
     if (qs.seen_release != st_.release_version) {
       if (!qs.release_proof) return false;
-      for (const auto& [key, count] : qs.kinds) {
-        auto it = st_.fit_memo.find(key);
-        if (it == st_.fit_memo.end() || it->second.min_failing > count) return false;
+      for (const auto& [kind, count] : qs.kinds) {
+        const MemoEntry* e = st_.fit_memo.find(kind);
+        if (e == nullptr || e->min_failing > count) return false;
       }
     }
     // The preemption markers stay as they are: a queue skipped because it could not
@@ -798,22 +780,22 @@ class Cycle {
       case PendingReason::OverFairShare:
       case PendingReason::WaitingForReclaim:
       case PendingReason::BlockedByStarvingJob: {
-        const auto& key = baseKey(g);
+        const KindId kind = gs.kind;
         // A starving gang may get a reservation once one ends: examine it again then.
         if (starving(g)) qs.starving_waiters = true;
         const bool exempt = gs.spec.runtime_estimate.has_value() || holdsReservation(g);
-        if (!key || exempt) {
+        if (kind == kNoKind || exempt) {
           qs.release_proof = false;
           return;
         }
         const std::int64_t count = gs.spec.pod_sets[0].min_count;
         for (auto& [k, c] : qs.kinds) {
-          if (k == *key) {
+          if (k == kind) {
             c = std::min(c, count);
             return;
           }
         }
-        qs.kinds.emplace_back(*key, count);
+        qs.kinds.emplace_back(kind, count);
         return;
       }
       default: qs.release_proof = false; return;
@@ -1014,8 +996,6 @@ class Cycle {
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
-  GangId key_gang_ = kNoGang;
-  std::optional<MemoKey> key_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
 };
 

@@ -330,6 +330,12 @@ NameKey nameKey(const std::string& name) {
   return NameKey{word(0), word(8)};
 }
 
+KindId EngineState::kindOf(const MemoKey& key) {
+  auto [it, added] = kind_ids.try_emplace(key, static_cast<KindId>(kinds.size()));
+  if (added) kinds.push_back(key);
+  return it->second;
+}
+
 GangId EngineState::newGang(GangSpec spec) {
   GangId g;
   if (!free_gang_ids.empty()) {
@@ -352,6 +358,14 @@ GangId EngineState::newGang(GangSpec spec) {
     gs.full_request += ps.shape->requests * ps.count;
   }
   gs.counts.assign(gs.spec.pod_sets.size(), 0);
+  if (gs.spec.pod_sets.size() == 1) {
+    MemoKey k;
+    k.cls = gs.classes[0];
+    k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
+    k.level = gs.spec.topology.mode == TopologyMode::None ? -1 : levelIndex(gs.spec.topology.level);
+    k.request = gs.spec.pod_sets[0].shape->requests;
+    gs.kind = kindOf(k);
+  }
   gang_ids.emplace(gs.spec.name, g);
   return g;
 }

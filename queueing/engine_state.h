@@ -84,7 +84,7 @@ struct Why {
 enum class PreemptFailureKind : std::uint8_t { Volatile, Exhausted, NoCandidates };
 
 // A remembered failed preemption search, for gangs of one kind, queue and priority at
-// min_failing pods or more.
+// min_failing pods or more (keyed by preemptKey()).
 struct PreemptFailure {
   std::int64_t min_failing = 0;
   std::int32_t priority = 0;  // the priority the answer holds for
@@ -93,12 +93,22 @@ struct PreemptFailure {
   PreemptFailureKind kind = PreemptFailureKind::Volatile;
   std::vector<std::int32_t> sources;  // Exhausted: the source queues, sorted by id
 };
-using PreemptMemo = std::unordered_map<MemoKey, PreemptFailure, MemoKeyHash>;
+using PreemptMemo = std::unordered_map<std::uint64_t, PreemptFailure>;
+inline std::uint64_t preemptKey(KindId kind, QueueId queue) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(kind)) << 32) |
+         static_cast<std::uint32_t>(queue);
+}
+inline KindId kindOfPreemptKey(std::uint64_t key) { return static_cast<KindId>(key >> 32); }
+inline QueueId queueOfPreemptKey(std::uint64_t key) {
+  return static_cast<QueueId>(static_cast<std::uint32_t>(key));
+}
 
 struct GangState {
   GangSpec spec;
   std::vector<std::int32_t> classes;  // constraint class per pod set
   QueueId queue = -1;
+  // One pod set: its placement kind (class, topology, pod request); kNoKind otherwise.
+  KindId kind = kNoKind;
   bool present = false;
   bool running = false;
   Seconds start_time = 0;
@@ -172,7 +182,7 @@ struct QueueState {
   // failed to place, each with the smallest count that failed. release_proof is false
   // when some waiting gang's outcome could change in a way these kinds do not capture
   // (QueueAtLimit under an ancestor, a reservation, several pod sets, an estimate).
-  std::vector<std::pair<MemoKey, std::int64_t>> kinds;
+  std::vector<std::pair<KindId, std::int64_t>> kinds;
   bool release_proof = false;
   // The smallest request (slot by slot) among its gangs that waited for capacity, for the
   // "could it reclaim at all" test; has_waiting false when none did.
@@ -238,6 +248,11 @@ class EngineState {
 
   std::vector<ConstraintClass> classes;
   std::unordered_map<std::string, std::int32_t> class_ids;
+  // Placement kinds, interned as gangs are added and never forgotten (like constraint
+  // classes: a kind is some 200 bytes here and in the memos), so the memos index by id.
+  std::vector<MemoKey> kinds;
+  std::unordered_map<MemoKey, KindId, MemoKeyHash> kind_ids;
+  KindId kindOf(const MemoKey& key);
   std::array<Domains, kMaxLevels> domains;
   std::vector<NodeId> nodes_by_rank;
   std::vector<QueueId> queues_by_rank;
@@ -284,16 +299,16 @@ class EngineState {
   std::uint64_t preempt_epoch = 0;
   // Bumped whenever a reservation ends.
   std::uint64_t reservation_version = 0;
-  Memo fit_memo;      // placement on free capacity
-  Memo blocked_memo;  // placement ignoring reservations
+  KindMemo fit_memo;      // placement on free capacity
+  KindMemo blocked_memo;  // placement ignoring reservations
   // Placement ignoring reservations that succeeded: count in min_failing (as "fits up
   // to"), valid while capacity_version stays put (any take or release moves it).
-  Memo blocked_fits;
+  KindMemo blocked_fits;
   std::uint64_t blocked_fits_version = 0;
   std::uint64_t capacity_version = 1;
   PreemptMemo preempt_memo;  // failed preemption searches, per queue
-  Memo static_ok;            // placement on an empty cluster
-  Memo static_bad;
+  KindMemo static_ok;        // placement on an empty cluster
+  KindMemo static_bad;
 
   // Per run of kNodeChunk consecutive node ids: the most free GPUs one node of it has
   // (any node, usable or not). A scan for pods of g GPUs skips a run whose most is below

@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "queueing/decisions.h"
 #include "queueing/resource_vector.h"
@@ -24,6 +26,11 @@ struct MemoKey {
   ResourceVector request;
   friend bool operator==(const MemoKey&, const MemoKey&) = default;
 };
+
+// A kind: one interned MemoKey without its queue (EngineState::kindOf). Gangs of one pod
+// set carry their kind from the moment they are added, so a memo lookup is an index.
+using KindId = std::int32_t;
+inline constexpr KindId kNoKind = -1;
 
 struct MemoKeyHash {
   std::size_t operator()(const MemoKey& k) const {
@@ -45,6 +52,45 @@ struct MemoEntry {
   std::string detail;
 };
 
-using Memo = std::unordered_map<MemoKey, MemoEntry, MemoKeyHash>;
+// Outcomes by kind. Entries are never erased one by one, only all at once; clear() is a
+// generation step, so clearing a memo costs nothing per kind.
+class KindMemo {
+ public:
+  MemoEntry* find(KindId k) {
+    const auto i = static_cast<std::size_t>(k);
+    return i < stamp_.size() && stamp_[i] == generation_ ? &entries_[i] : nullptr;
+  }
+  // The entry of k, value-initialised when it was absent; `second` says whether it was.
+  std::pair<MemoEntry*, bool> tryEmplace(KindId k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (i >= stamp_.size()) {
+      stamp_.resize(i + 1, 0);
+      entries_.resize(i + 1);
+    }
+    if (stamp_[i] == generation_) return {&entries_[i], false};
+    stamp_[i] = generation_;
+    entries_[i] = MemoEntry{};
+    live_.push_back(k);
+    return {&entries_[i], true};
+  }
+  void clear() {
+    live_.clear();
+    if (++generation_ == 0) {  // wrapped: no stale stamp may match again
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      generation_ = 1;
+    }
+  }
+  // fn(kind, entry) for every entry, in the order they were added.
+  template <typename Fn>
+  void forEach(Fn fn) {
+    for (KindId k : live_) fn(k, entries_[static_cast<std::size_t>(k)]);
+  }
+
+ private:
+  std::vector<MemoEntry> entries_;    // by kind
+  std::vector<std::uint32_t> stamp_;  // by kind: the generation that filled the entry
+  std::uint32_t generation_ = 1;
+  std::vector<KindId> live_;  // kinds with an entry of this generation
+};
 
 }  // namespace troupe::queueing
