@@ -368,7 +368,7 @@ class Cycle {
     if (!p.ok && kind != kNoKind) {
       auto [e, added] = memo.tryEmplace(kind);
       if (added || counts[0] < e->min_failing)
-        *e = MemoEntry{counts[0], p.level, p.domain, p.domain_pods, {}, {}};
+        *e = MemoEntry{counts[0], p.level, p.domain, p.domain_pods};
     }
     return p;
   }

@@ -249,7 +249,7 @@ class EngineState {
   std::vector<ConstraintClass> classes;
   std::unordered_map<std::string, std::int32_t> class_ids;
   // Placement kinds, interned as gangs are added and never forgotten (like constraint
-  // classes: a kind is some 200 bytes here and in the memos), so the memos index by id.
+  // classes: a kind costs about 300 bytes here and in the memos), so memos index by id.
   std::vector<MemoKey> kinds;
   std::unordered_map<MemoKey, KindId, MemoKeyHash> kind_ids;
   KindId kindOf(const MemoKey& key);

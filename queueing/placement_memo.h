@@ -3,12 +3,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "queueing/decisions.h"
 #include "queueing/resource_vector.h"
 
 namespace troupe::queueing {
@@ -43,13 +41,12 @@ struct MemoKeyHash {
   }
 };
 
+// "min_failing pods of the kind do not fit", and where the most of them would.
 struct MemoEntry {
   std::int64_t min_failing = 0;
   std::int32_t level = -1;
   std::int32_t domain = -1;
   std::int64_t domain_pods = 0;
-  PendingReason reason = PendingReason::NoPlacement;
-  std::string detail;
 };
 
 // Outcomes by kind. Entries are never erased one by one, only all at once; clear() is a
