@@ -103,6 +103,46 @@ TEST_CASE("a stream of small gangs never starves a large one", "[queueing][backf
   CHECK(head_started <= 100 + 30 + 5);
 }
 
+// Two full 8-GPU nodes, one running gang of each queue on each; a starving 8-GPU gang in
+// each queue; one reservation in all (Policy::max_reservations).
+Engine oneReservationTwoStarving(bool skip_unchanged_queues) {
+  Policy policy;
+  policy.max_reservations = 1;
+  policy.skip_unchanged_queues = skip_unchanged_queues;
+  Engine e = engineWith(rackOfNodes("n", 2, 2), {queue("a").maxWait(100), queue("b").maxWait(100)},
+                        policy);
+  REQUIRE(e.addRunning(runningOn(gang("ra").queue("a").gpus(8), {"n-0"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("rb").queue("b").gpus(8), {"n-1"}, 0)).ok());
+  REQUIRE(e.submit(gang("ha").queue("a").gpus(8).submittedAt(0)).ok());
+  REQUIRE(e.submit(gang("hb").queue("b").gpus(8).submittedAt(10)).ok());
+  return e;
+}
+
+TEST_CASE("with every reservation held, a starving gang takes the next one that frees",
+          "[queueing][backfill]") {
+  for (const bool skip : {true, false}) {
+    INFO("skip_unchanged_queues " << skip);
+    Engine e = oneReservationTwoStarving(skip);
+    // t = 150: both starve; the one reservation goes to the first in fair-share order.
+    e.schedule(150);
+    CHECK(reasonOf(e, "ha") == PendingReason::Reserved);
+    CHECK(reasonOf(e, "hb") != PendingReason::Reserved);
+    // Nothing of b changes while a's reservation holds: b waits, cycle after cycle.
+    for (Seconds t = 151; t < 155; ++t) {
+      e.schedule(t);
+      CHECK(reasonOf(e, "hb") != PendingReason::Reserved);
+    }
+    // ha is deleted: its reservation ends, and hb takes it, though nothing of queue b
+    // changed and no capacity came free for it (every node is still full).
+    REQUIRE(e.remove("ha").ok());
+    e.schedule(160);
+    CHECK(reasonOf(e, "hb") == PendingReason::Reserved);
+    // rb ends: hb starts on the node it frees.
+    REQUIRE(e.remove("rb").ok());
+    CHECK(admitted(e.schedule(170), "hb"));
+  }
+}
+
 TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
   Policy p;
   p.backfill = false;

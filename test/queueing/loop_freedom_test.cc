@@ -228,6 +228,19 @@ TEST_CASE("no ping-pong: random clusters reach a fixed point without eviction lo
         INFO("seed " << seed << ", cycle " << c << ": skipping queues changed the decisions");
         CHECK(actions(full[c]) == actions(first[c]));
       }
+      // The same with one reservation in all, so that starving gangs wait for one to free
+      // (queues are then skipped while every reservation is held).
+      Policy scarce, scarce_every;
+      scarce.max_reservations = scarce_every.max_reservations = 1;
+      scarce_every.skip_unchanged_queues = false;
+      Totals more;
+      const auto skipping = runToFixedPoint(w, seed, more, scarce);
+      const auto every = runToFixedPoint(w, seed, more, scarce_every);
+      REQUIRE(every.size() == skipping.size());
+      for (std::size_t c = 0; c < every.size(); ++c) {
+        INFO("seed " << seed << ", cycle " << c << ", one reservation: skipping changed it");
+        CHECK(actions(every[c]) == actions(skipping[c]));
+      }
     }
     if (seed % 4 == 2) {
       // Sharing reclaim candidates between searches is an optimisation: collecting them
