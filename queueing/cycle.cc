@@ -705,7 +705,32 @@ class Cycle {
   // answers, a gang of it starting to starve, a reservation it holds.
   bool unchangedSinceLastLook(QueueId q) {
     QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    if (qs.dirty || now_ >= qs.next_starving) return false;
+    if (qs.dirty) return false;
+    if (now_ >= qs.next_starving) {
+      // A gang of it started to starve since its last examination. That changes only its
+      // claim to a reservation (tryGang), which it can make only with backfill on and a
+      // reservation free to take. Otherwise the examination would give what the last one
+      // gave, and only when the next gang starts to starve is learnt, from the pending
+      // list's own keys: with 1,000 gangs a queue, some gang of most queues starts to
+      // starve every second, and each sent its whole queue back to the walk.
+      if (st_.policy.backfill &&
+          static_cast<int>(st_.reservations.size()) < st_.policy.max_reservations)
+        return false;
+      if (!unchangedApartFromStarving(q)) return false;
+      qs.next_starving = std::min(kNever, qs.pending.nextStarving(now_, maxWait(qs)));
+      // As its examination would note for a waiting gang that starves: the next
+      // reservation to end sends the queue back (a gang that does not wait for capacity
+      // only costs that queue one more look).
+      qs.starving_waiters = true;
+      return true;
+    }
+    return unchangedApartFromStarving(q);
+  }
+
+  // The rest of unchangedSinceLastLook(): every input of q's last examination but the
+  // clock.
+  bool unchangedApartFromStarving(QueueId q) {
+    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     // A reservation ended since its last examination: a starving gang of it may get one
     // now, but only while a reservation is free to take (Policy::max_reservations). With
     // all of them held, reserve() would refuse every gang of it, so the queue is skipped

@@ -70,6 +70,18 @@ void PendingList::erase(GangId g) {
   if (dead_ > kCompactAfter && dead_ > live_) compact();
 }
 
+Seconds PendingList::nextStarving(Seconds now, Seconds max_wait) const {
+  Seconds next = std::numeric_limits<Seconds>::max();
+  auto consider = [&](const Entry& e) {
+    if (e.gang == kNoGang) return;
+    const Seconds starves = e.submit_time + max_wait;
+    if (starves > now && starves < next) next = starves;
+  };
+  for (const Entry& e : sorted_) consider(e);
+  for (const Entry& e : staged_) consider(e);
+  return next;
+}
+
 GangId PendingList::front() {
   TROUPE_CHECK(live_ > 0, "front() of an empty pending list");
   if (walking()) {

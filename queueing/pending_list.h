@@ -51,6 +51,11 @@ class PendingList {
   }
   void endWalk();
 
+  // The earliest submit time + max_wait after `now` over its gangs: when the next of them
+  // starts to starve (the numeric maximum when none will). Reads the entries' own keys,
+  // not the gangs' state.
+  Seconds nextStarving(Seconds now, Seconds max_wait) const;
+
  private:
   static constexpr std::size_t kNotWalking = std::numeric_limits<std::size_t>::max();
 

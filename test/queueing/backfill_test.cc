@@ -143,6 +143,28 @@ TEST_CASE("with every reservation held, a starving gang takes the next one that 
   }
 }
 
+TEST_CASE("a gang that starts to starve while every reservation is held takes the next",
+          "[queueing][backfill]") {
+  for (const bool skip : {true, false}) {
+    INFO("skip_unchanged_queues " << skip);
+    Engine e = oneReservationTwoStarving(skip);
+    // t = 50: nobody starves yet (ha at 100, hb at 110); both queues are examined.
+    e.schedule(50);
+    CHECK(reasonOf(e, "ha") != PendingReason::Reserved);
+    // t = 105: ha starts to starve, with the reservation free: it takes it.
+    e.schedule(105);
+    CHECK(reasonOf(e, "ha") == PendingReason::Reserved);
+    // t = 115: hb starts to starve, with the reservation held: nothing for it.
+    e.schedule(115);
+    CHECK(reasonOf(e, "hb") != PendingReason::Reserved);
+    // ha is deleted: its reservation ends, and hb, which started to starve while it was
+    // held, takes it.
+    REQUIRE(e.remove("ha").ok());
+    e.schedule(120);
+    CHECK(reasonOf(e, "hb") == PendingReason::Reserved);
+  }
+}
+
 TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
   Policy p;
   p.backfill = false;

@@ -4,6 +4,8 @@
 // then thousands of random operations checked against a std::set.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -169,6 +171,18 @@ TEST_CASE("random arrivals, departures and walks match an ordered set with an it
         REQUIRE(list.front() == *model.set.begin());
       }
       REQUIRE(list.size() == model.set.size());
+      if (op % 16 == 0) {
+        // When the next gang starts to starve, from the entries' keys alone (submit times
+        // are 0 to 4: every answer, none included, comes up).
+        const auto now = static_cast<Seconds>(random() % 9);
+        const auto wait = static_cast<Seconds>(random() % 6);
+        Seconds want = std::numeric_limits<Seconds>::max();
+        for (GangId g : model.set) {
+          const Seconds starves = gangs.all[g].spec.submit_time + wait;
+          if (starves > now) want = std::min(want, starves);
+        }
+        REQUIRE(list.nextStarving(now, wait) == want);
+      }
     }
   }
 }
