@@ -20,21 +20,20 @@ struct MemoKey {
   std::int32_t cls = 0;
   std::int32_t mode = 0;
   std::int32_t level = -1;
-  std::int32_t queue = -1;  // preemption memos only: the rules depend on the queue
   ResourceVector request;
   friend bool operator==(const MemoKey&, const MemoKey&) = default;
 };
 
-// A kind: one interned MemoKey without its queue (EngineState::kindOf). Gangs of one pod
-// set carry their kind from the moment they are added, so a memo lookup is an index.
+// A kind: one interned MemoKey (EngineState::kindOf). Gangs of one pod set carry their
+// kind from the moment they are added, so a memo lookup is an index. Failed preemption
+// searches, whose rules depend on the queue too, are kept by (kind, queue): preemptKey().
 using KindId = std::int32_t;
 inline constexpr KindId kNoKind = -1;
 
 struct MemoKeyHash {
   std::size_t operator()(const MemoKey& k) const {
     std::size_t h = std::hash<std::int64_t>{}(k.cls) * 1000003u ^
-                    std::hash<std::int64_t>{}(k.mode * 131 + k.level) ^
-                    std::hash<std::int64_t>{}(k.queue) * 7919u;
+                    std::hash<std::int64_t>{}(k.mode * 131 + k.level);
     for (std::size_t r = 0; r < kMaxResources; ++r)
       h = h * 1099511628211ull ^ std::hash<std::int64_t>{}(k.request[r]);
     return h;
