@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "test/queueing/builders.h"
 #include "test/queueing/scenario.h"
 
@@ -118,11 +120,19 @@ Engine oneReservationTwoStarving(bool skip_unchanged_queues) {
   return e;
 }
 
-TEST_CASE("with every reservation held, a starving gang takes the next one that frees",
-          "[queueing][backfill]") {
+// Tells `story` on that engine twice: skipping unchanged queues, and examining every queue
+// every cycle; both must read the same.
+void withAndWithoutSkipping(const std::function<void(Engine&)>& story) {
   for (const bool skip : {true, false}) {
     INFO("skip_unchanged_queues " << skip);
     Engine e = oneReservationTwoStarving(skip);
+    story(e);
+  }
+}
+
+TEST_CASE("with every reservation held, a starving gang takes the next one that frees",
+          "[queueing][backfill]") {
+  withAndWithoutSkipping([](Engine& e) {
     // t = 150: both starve; the one reservation goes to the first in fair-share order.
     e.schedule(150);
     CHECK(reasonOf(e, "ha") == PendingReason::Reserved);
@@ -140,14 +150,12 @@ TEST_CASE("with every reservation held, a starving gang takes the next one that 
     // rb ends: hb starts on the node it frees.
     REQUIRE(e.remove("rb").ok());
     CHECK(admitted(e.schedule(170), "hb"));
-  }
+  });
 }
 
 TEST_CASE("a gang that starts to starve while every reservation is held takes the next",
           "[queueing][backfill]") {
-  for (const bool skip : {true, false}) {
-    INFO("skip_unchanged_queues " << skip);
-    Engine e = oneReservationTwoStarving(skip);
+  withAndWithoutSkipping([](Engine& e) {
     // t = 50: nobody starves yet (ha at 100, hb at 110); both queues are examined.
     e.schedule(50);
     CHECK(reasonOf(e, "ha") != PendingReason::Reserved);
@@ -162,7 +170,7 @@ TEST_CASE("a gang that starts to starve while every reservation is held takes th
     REQUIRE(e.remove("ha").ok());
     e.schedule(120);
     CHECK(reasonOf(e, "hb") == PendingReason::Reserved);
-  }
+  });
 }
 
 TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
