@@ -17,13 +17,21 @@ class Kubectl {
  public:
   Kubectl(std::string kubeconfig, std::string cache)
       : kubeconfig_(std::move(kubeconfig)), cache_(std::move(cache)) {}
+  // Runs kubectl and records what it printed in the test's failure report.
   CommandResult run(const std::string& args) const {
-    const char* verbose = std::getenv("TROUPE_KUBECTL_VERBOSE");
-    auto result =
-        runCommand("timeout 60 kubectl --kubeconfig " + kubeconfig_ + " --cache-dir " + cache_ +
-                   (verbose ? " -v=" + std::string(verbose) : std::string()) + " " + args);
-    UNSCOPED_INFO("kubectl " << args << "\n=> rc " << result.exit_code << "\n" << result.output);
+    auto result = runQuietly(args);
+    report(args, result);
     return result;
+  }
+  // The same without touching Catch, which is not thread-safe: for the helper threads that
+  // run one kubectl beside another. The test thread reports the result after joining.
+  CommandResult runQuietly(const std::string& args) const {
+    const char* verbose = std::getenv("TROUPE_KUBECTL_VERBOSE");
+    return runCommand("timeout 60 kubectl --kubeconfig " + kubeconfig_ + " --cache-dir " + cache_ +
+                      (verbose ? " -v=" + std::string(verbose) : std::string()) + " " + args);
+  }
+  static void report(const std::string& args, const CommandResult& result) {
+    UNSCOPED_INFO("kubectl " << args << "\n=> rc " << result.exit_code << "\n" << result.output);
   }
 
  private:
@@ -124,25 +132,32 @@ void kubectlStory(const std::string& minor) {
   CHECK(contains(explained.output, "gpusPerReplica"));
 
   // wait: the condition turns True while kubectl waits.
+  const std::string ready_patch =
+      "patch tj llama-k -n kdemo --subresource=status --type=merge -p "
+      "'{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":"
+      "\"True\"}]}}'";
+  CommandResult patched;
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    kubectl.run(
-        "patch tj llama-k -n kdemo --subresource=status --type=merge -p "
-        "'{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":"
-        "\"True\"}]}}'");
+    patched = kubectl.runQuietly(ready_patch);
   });
   auto waited = kubectl.run("wait --for=condition=Ready tj/llama-k -n kdemo --timeout=20s");
   writer.join();
+  Kubectl::report(ready_patch, patched);
   CHECK(waited.exit_code == 0);
   CHECK(contains(waited.output, "condition met"));
 
   // get -w prints the list, then each change.
+  const std::string resize_patch =
+      "patch tj llama-k -n kdemo --type=merge -p '{\"spec\":{\"replicas\":6}}'";
+  CommandResult resized;
   std::thread changer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-    kubectl.run("patch tj llama-k -n kdemo --type=merge -p '{\"spec\":{\"replicas\":6}}'");
+    resized = kubectl.runQuietly(resize_patch);
   });
   auto watched = kubectl.run("get tj -n kdemo -w --request-timeout=5s");
   changer.join();
+  Kubectl::report(resize_patch, resized);
   CHECK(contains(watched.output, "llama-k   gpu-high   5          8      Running"));
   CHECK(contains(watched.output, "llama-k   gpu-high   6          8      Running"));
 

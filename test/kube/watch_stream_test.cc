@@ -131,13 +131,14 @@ TEST_CASE(
   WatchStream stream(*client, resources::kTrainingJobs, "fixtures", fromVersion("209"));
   EventLog log;
   std::stop_source stop;
+  bool ended_ok = false;  // checked on this thread: Catch is not thread-safe
   std::thread runner([&] {
-    auto ended = stream.run([&](const WatchEvent& e) { log.add(e); }, stop.get_token());
-    CHECK(ended.ok());
+    ended_ok = stream.run([&](const WatchEvent& e) { log.add(e); }, stop.get_token()).ok();
   });
   REQUIRE(server.waitForRequests(3, milliseconds(5000)));
   stop.request_stop();
   runner.join();
+  CHECK(ended_ok);
 
   auto want = kRecordedWatch;
   want.push_back("ADDED llama-x 215");
