@@ -20,7 +20,7 @@ FROM debian:bookworm-slim AS runtime
 # certificates for talking to API servers outside the cluster.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      ca-certificates libfmt9 libspdlog1.10 libyaml-cpp0.7 libsqlite3-0 libssl3 \
+      ca-certificates libfmt9 libspdlog1.10 libyaml-cpp0.7 libsqlite3-0 libssl3 libjemalloc2 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/troupe /usr/local/bin/troupe
 # Fail the build, not the first pod, when a library is missing.

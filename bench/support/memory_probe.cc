@@ -2,12 +2,29 @@
 
 #include <malloc.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <fstream>
 #include <string>
+
+// jemalloc's control interface, present when the executable links jemalloc (Troupe's
+// executables do, outside sanitizer builds: cmake/Dependencies.cmake), null otherwise.
+extern "C" int mallctl(const char* name, void* oldp, std::size_t* oldlenp, void* newp,
+                       std::size_t newlen) __attribute__((weak));
 
 namespace troupe::bench {
 
 int64_t heapBytesInUse() {
+  if (mallctl != nullptr) {
+    // Statistics are a snapshot taken at the last epoch: advance it first.
+    std::uint64_t epoch = 1;
+    std::size_t size = sizeof(epoch);
+    mallctl("epoch", &epoch, &size, &epoch, size);
+    std::size_t allocated = 0;
+    size = sizeof(allocated);
+    if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) != 0) return 0;
+    return static_cast<int64_t>(allocated);
+  }
   struct mallinfo2 info = mallinfo2();
   return static_cast<int64_t>(info.uordblks + info.hblkhd);
 }

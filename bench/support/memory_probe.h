@@ -4,8 +4,9 @@
 
 namespace troupe::bench {
 
-// Bytes the C heap has handed out and not taken back (glibc mallinfo2: small blocks plus
-// mmapped ones). A difference of two readings is what a piece of code keeps allocated.
+// Bytes the C heap has handed out and not taken back (jemalloc's stats.allocated where the
+// executable links jemalloc, else glibc's mallinfo2: small blocks plus mmapped ones). A
+// difference of two readings is what a piece of code keeps allocated.
 // Returns 0 where the allocator does not report it (e.g. under AddressSanitizer).
 int64_t heapBytesInUse();
 
