@@ -6,6 +6,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "api/quantity.h"
 #include "api/well_known.h"
@@ -139,7 +141,9 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   SnapshotFacts fresh;
   SnapshotFacts& facts = options.facts ? *options.facts : fresh;
   std::map<std::string, ResourceVector> held_outside;
-  std::map<std::string, std::vector<const PodFacts*>> pods_of_group;
+  // Keyed by views of the facts' own strings: the facts outlive this build (swept at its
+  // end), and a cluster of 35,000 pods copied every group name into a tree every cycle.
+  std::unordered_map<std::string_view, std::vector<const PodFacts*>> pods_of_group;
   for (std::size_t i = 0; i < objects.pods.size(); ++i) {
     const PodFacts& pod = facts.pods.of(objects.pods.ref(i));
     if (pod.terminated) continue;
@@ -178,18 +182,21 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     gang.key = group.key;
     gang.queue = group.queue;
     gang.min_member = group.min_member;
-    auto& pods = pods_of_group[gang.key];
+    if (group.finished) {
+      // Most groups of a long-lived cluster: nothing of their pods is read.
+      gang.state = GangState::Finished;
+      out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
+      continue;
+    }
+    auto found = pods_of_group.find(gang.key);
+    std::vector<const PodFacts*> no_pods;
+    auto& pods = found == pods_of_group.end() ? no_pods : found->second;
     // By replica index (pods without one first), then name: a total order.
     std::sort(pods.begin(), pods.end(), [](const PodFacts* a, const PodFacts* b) {
       auto ia = std::max(0, a->replica_index);
       auto ib = std::max(0, b->replica_index);
       return std::tie(ia, a->name) < std::tie(ib, b->name);
     });
-    if (group.finished) {
-      gang.state = GangState::Finished;
-      out.gangs[gang.key] = std::move(gang);
-      continue;
-    }
     queueing::GangSpec spec;
     spec.name = gang.key;
     spec.queue = gang.queue;
@@ -291,7 +298,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     } else {
       gang.state = GangState::WaitingForPods;
     }
-    out.gangs[gang.key] = std::move(gang);
+    out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
   }
   if (options.facts) options.facts->sweep();
   return out;
