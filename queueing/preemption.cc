@@ -431,12 +431,24 @@ class Search {
             "queue {} holds no more than its fair share and queue {} would end above its "
             "guarantee",
             v.spec.name, qs_.spec.name);
-      if (q_after > 1.0 + 1e-12 || (q_after > v_after + 1e-12 && !within_guarantee) ||
+      // The preemptor may also end above a victim's queue that keeps all of its own
+      // guarantee: gangs are indivisible, so the victim's queue may drop further below its
+      // fair share than the preemptor's ends, yet holding its whole guarantee it has
+      // nothing to take back, and the preemptor's queue, within its fair share, is no
+      // reclaim victim. (Not a queue guaranteed nothing: evicting its 8-GPU gang for a
+      // 1-GPU job would strand 7 GPUs that neither queue could then use.)
+      const bool keeps_guarantee =
+          !v.spec.guaranteed.isZero() &&
+          guaranteeShare(v.allocated - amount, v.spec.guaranteed) >= 1.0 - 1e-12;
+      if (q_after > 1.0 + 1e-12 ||
+          (q_after > v_after + 1e-12 && !within_guarantee && !keeps_guarantee) ||
           !(v_after < v_before))
         return fmt::format(
-            "reclaiming from queue {} would leave it at {:.3f} of its fair share "
+            "reclaiming from queue {} would leave it at {:.3f} of its fair share{} "
             "and queue {} at {:.3f}: the preemptor must not end above the victim",
-            v.spec.name, v_after, qs_.spec.name, q_after);
+            v.spec.name, v_after,
+            v.spec.guaranteed.isZero() || keeps_guarantee ? "" : " and below its guarantee",
+            qs_.spec.name, q_after);
     }
     return "";
   }

@@ -55,8 +55,8 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
 //  - checked again on the final victim set: the preemptor's queue ends no further above
 //    its fair share than any victim's queue ends (waived when the preemptor's queue ends
-//    within its guarantee: it takes back what it lent), and every victim's queue loses
-//    share.
+//    within its guarantee: it takes back what it lent; and for a victim's queue that keeps
+//    all of a guarantee: gangs are indivisible), and every victim's queue loses share.
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
 // `pool` (candidate_pool.h), when given, supplies the reclaim candidates of each source
 // queue as built once for the cycle; null collects them afresh. Same plan either way.

@@ -97,6 +97,55 @@ TEST_CASE("a queue guaranteed nothing gives back the guarantee it borrowed",
   }
 }
 
+// Four 8-GPU nodes. Queue v runs two gangs of 16 GPUs; queue q, guaranteed 4, comes with
+// one 8-GPU pod. Fair shares: q 8 (its guarantee and 4 of the idle rest), v 24. Taking one
+// of v's gangs leaves v at 16/24 while q ends at 8/8: v ends further below its fair share
+// than q, which the reclaim rule allows only while v keeps all of its guarantee.
+struct VictimGuaranteeRow {
+  const char* story;
+  std::int64_t v_guarantee;
+  bool taken;
+};
+
+TEST_CASE(
+    "a reclaim may leave the victim's queue below the preemptor's only within its "
+    "guarantee",
+    "[queueing][preemption][reclaim]") {
+  const std::vector<VictimGuaranteeRow> rows = {
+      {"v keeps its guarantee of 8 at 16 GPUs: q takes its fair share", 8, true},
+      {"v would drop below its guarantee of 20: q waits", 20, false},
+      {"v is guaranteed nothing: q waits (a queue with no guarantee is not pushed below the "
+       "preemptor)",
+       0, false},
+  };
+  for (const auto& row : rows) {
+    DYNAMIC_SECTION(row.story) {
+      Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("v").guaranteedGpus(row.v_guarantee),
+                                                     queue("q").guaranteedGpus(4)});
+      for (int i = 0; i < 2; ++i)
+        REQUIRE(e.submit(gang("v-" + std::to_string(i)).queue("v").pods(2).gpus(8).submittedAt(0))
+                    .ok());
+      REQUIRE(e.schedule(10).admissions.size() == 2);
+      REQUIRE(e.submit(gang("q-1").queue("q").gpus(8).submittedAt(20)).ok());
+      const Decisions d = e.schedule(30);
+      if (auto x = e.explanation("q-1")) INFO(describe(*x));
+      CHECK(admitted(d, "q-1") == row.taken);
+      if (row.taken) {
+        REQUIRE(d.preemptions.size() == 1);
+        CHECK(d.preemptions[0].queue == "v");
+        // v's evicted gang would take v to 32/24 of its fair share: it waits, and nothing
+        // moves again.
+        for (Seconds t = 31; t < 40; ++t) CHECK(e.schedule(t).empty());
+        CHECK(e.isRunning("q-1"));
+        CHECK_FALSE(e.isRunning(d.preemptions[0].gang));
+      } else {
+        CHECK(d.preemptions.empty());
+        CHECK(reasonOf(e, "q-1") == PendingReason::WaitingForReclaim);
+      }
+    }
+  }
+}
+
 TEST_CASE("a queue that never borrows still takes back its guarantee",
           "[queueing][preemption][reclaim][weight]") {
   // Team a is guaranteed 8 GPUs and nothing else, with weight 0: it never takes
