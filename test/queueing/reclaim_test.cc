@@ -1,5 +1,6 @@
 // Lending and taking back: a queue's idle guarantee is lent to queues that want more, and
-// is reclaimed when its owner comes back, even from a queue guaranteed nothing.
+// is reclaimed when its owner comes back, even from a queue guaranteed nothing, and never
+// takes a borrower below its own guarantee.
 #include <catch2/catch.hpp>
 
 #include "test/queueing/builders.h"
@@ -25,7 +26,7 @@ struct LendingRow {
   bool taken_back;
 };
 
-TEST_CASE("a queue guaranteed nothing gives back the guarantee it borrowed",
+TEST_CASE("a borrower gives back the guarantee it borrowed, down to its own guarantee",
           "[queueing][preemption][reclaim]") {
   const std::vector<LendingRow> rows = {
       {"the borrower's only gang spans the owner's guarantee and more",
@@ -64,6 +65,23 @@ TEST_CASE("a queue guaranteed nothing gives back the guarantee it borrowed",
        "a",
        1,
        false},
+      // Fair shares: a 8 (its 4 and 4 of the idle rest), default 24. Losing a 16-GPU gang
+      // leaves default at 16/24, below a's 8/8: allowed only while default keeps all of
+      // its own guarantee.
+      {"past its guarantee the owner may push below itself a borrower that keeps its own",
+       4,
+       {queue("default").guaranteedGpus(8), queue("a").guaranteedGpus(4)},
+       {2, 2},
+       "a",
+       1,
+       true},
+      {"but not one that would drop below its own guarantee",
+       4,
+       {queue("default").guaranteedGpus(20), queue("a").guaranteedGpus(4)},
+       {2, 2},
+       "a",
+       1,
+       false},
   };
   for (const auto& row : rows) {
     DYNAMIC_SECTION(row.story) {
@@ -92,55 +110,6 @@ TEST_CASE("a queue guaranteed nothing gives back the guarantee it borrowed",
       } else {
         CHECK(d.preemptions.empty());
         CHECK(reasonOf(e, "back") == PendingReason::WaitingForReclaim);
-      }
-    }
-  }
-}
-
-// Four 8-GPU nodes. Queue v runs two gangs of 16 GPUs; queue q, guaranteed 4, comes with
-// one 8-GPU pod. Fair shares: q 8 (its guarantee and 4 of the idle rest), v 24. Taking one
-// of v's gangs leaves v at 16/24 while q ends at 8/8: v ends further below its fair share
-// than q, which the reclaim rule allows only while v keeps all of its guarantee.
-struct VictimGuaranteeRow {
-  const char* story;
-  std::int64_t v_guarantee;
-  bool taken;
-};
-
-TEST_CASE(
-    "a reclaim may leave the victim's queue below the preemptor's only within its "
-    "guarantee",
-    "[queueing][preemption][reclaim]") {
-  const std::vector<VictimGuaranteeRow> rows = {
-      {"v keeps its guarantee of 8 at 16 GPUs: q takes its fair share", 8, true},
-      {"v would drop below its guarantee of 20: q waits", 20, false},
-      {"v is guaranteed nothing: q waits (a queue with no guarantee is not pushed below the "
-       "preemptor)",
-       0, false},
-  };
-  for (const auto& row : rows) {
-    DYNAMIC_SECTION(row.story) {
-      Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("v").guaranteedGpus(row.v_guarantee),
-                                                     queue("q").guaranteedGpus(4)});
-      for (int i = 0; i < 2; ++i)
-        REQUIRE(e.submit(gang("v-" + std::to_string(i)).queue("v").pods(2).gpus(8).submittedAt(0))
-                    .ok());
-      REQUIRE(e.schedule(10).admissions.size() == 2);
-      REQUIRE(e.submit(gang("q-1").queue("q").gpus(8).submittedAt(20)).ok());
-      const Decisions d = e.schedule(30);
-      if (auto x = e.explanation("q-1")) INFO(describe(*x));
-      CHECK(admitted(d, "q-1") == row.taken);
-      if (row.taken) {
-        REQUIRE(d.preemptions.size() == 1);
-        CHECK(d.preemptions[0].queue == "v");
-        // v's evicted gang would take v to 32/24 of its fair share: it waits, and nothing
-        // moves again.
-        for (Seconds t = 31; t < 40; ++t) CHECK(e.schedule(t).empty());
-        CHECK(e.isRunning("q-1"));
-        CHECK_FALSE(e.isRunning(d.preemptions[0].gang));
-      } else {
-        CHECK(d.preemptions.empty());
-        CHECK(reasonOf(e, "q-1") == PendingReason::WaitingForReclaim);
       }
     }
   }
