@@ -784,11 +784,15 @@ class Cycle {
       if (after <= 1.0)
         for (const auto& [v, share] : st_.overShareQueues())
           if (v != q && share > after) return true;
-      // Taking back its guarantee from a queue above its own (preemption.h).
-      if (after <= 1.0 &&
-          guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed) <= 1.0)
+      // Taking back its guarantee from a queue above its own, and further above it than q
+      // would end when that is above its guarantee (preemption.h).
+      if (after <= 1.0) {
+        const double g = guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed);
         for (const auto& [v, share] : st_.overGuaranteeQueues())
-          if (v != q) return true;
+          if (v != q &&
+              (g <= 1.0 || (guaranteeShare(qs.allocated, qs.spec.guaranteed) < 1.0 && share > g)))
+            return true;
+      }
     }
     return false;
   }

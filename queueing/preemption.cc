@@ -94,6 +94,7 @@ class Search {
     for (std::size_t i = 0; i < counts.size(); ++i)
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
     share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
+    g_before_ = guaranteeShare(qs_.allocated, qs_.spec.guaranteed);
     share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
   }
 
@@ -410,7 +411,8 @@ class Search {
     // queue that borrowed it may leave that queue further below its fair share than the
     // preemptor's ends (gangs are indivisible), and still no loop can follow, since the
     // preemptor's queue ends within its fair share and nobody reclaims from such a queue.
-    const bool within_guarantee = guaranteeShare(own_after, qs_.spec.guaranteed) <= 1.0 + 1e-12;
+    const double g_after = guaranteeShare(own_after, qs_.spec.guaranteed);
+    const bool within_guarantee = g_after <= 1.0 + 1e-12;
     for (const auto& [vq, amount] : freed) {
       const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
       if (vq == q_) {
@@ -424,9 +426,12 @@ class Search {
       const double v_before = dominantShare(v.allocated, v.fair_share);
       const double v_after = dominantShare(v.allocated - amount, v.fair_share);
       // A queue within its fair share loses only borrowed work, and only to one taking
-      // back its guarantee.
-      const bool borrowed = guaranteeShare(v.allocated, v.spec.guaranteed) > 1.0;
-      if (v_before <= 1.0 && !(within_guarantee && borrowed))
+      // back its guarantee: ending within it, or above it (gangs are indivisible) by less
+      // than the victim's queue was above its own.
+      const double v_g_before = guaranteeShare(v.allocated, v.spec.guaranteed);
+      const bool borrowed = v_g_before > 1.0;
+      if (v_before <= 1.0 &&
+          !(borrowed && (within_guarantee || (g_before_ < 1.0 && g_after < v_g_before))))
         return fmt::format(
             "queue {} holds no more than its fair share and queue {} would end above its "
             "guarantee",
@@ -463,6 +468,7 @@ class Search {
   const QueueState& qs_;
   ResourceVector request_;
   double share_before_ = 0;
+  double g_before_ = 0;  // the preemptor's queue's guarantee share before the gang
   double share_after_ = 0;
   // Candidates collected by this search (within its queue, or all without a pool).
   std::vector<Candidate> owned_;
@@ -495,18 +501,20 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
   if (after > 1.0) return out;
   for (const auto& [vq, share] : st.overShareQueues())
     if (vq != q && share > after) out.push_back(vq);
-  // Taking back its guarantee: the queue ends within both its guarantee and its fair
-  // share, so it may take borrowed work from queues above their guarantee even when none
-  // is above its fair share (free capacity fragmented across nodes).
-  if (guaranteeShare(qs.allocated + request, qs.spec.guaranteed) > 1.0) return out;
-  // Taking back a guarantee: borrowed work of queues above their guarantee. Both lists
-  // are sorted by queue rank (name), so a merge skips the queues already taken.
+  // Taking back its guarantee: the queue ends within its fair share, so it may take
+  // borrowed work from queues above their guarantee even when none is above its fair
+  // share (free capacity fragmented across nodes). Ending above its own guarantee (gangs
+  // are indivisible), it takes only from queues further above theirs than it ends.
+  const double g_after = guaranteeShare(qs.allocated + request, qs.spec.guaranteed);
+  if (g_after > 1.0 && !(guaranteeShare(qs.allocated, qs.spec.guaranteed) < 1.0)) return out;
+  // Both lists are sorted by queue rank (name), so a merge skips the queues already taken.
   const std::size_t reclaimed = out.size();
   std::size_t next = 0;
   for (const auto& [vq, share] : st.overGuaranteeQueues()) {
     const auto rank = st.queues[static_cast<std::size_t>(vq)].rank;
     while (next < reclaimed && st.queues[static_cast<std::size_t>(out[next])].rank < rank) ++next;
     if (vq == q || (next < reclaimed && out[next] == vq)) continue;
+    if (g_after > 1.0 && !(share > g_after)) continue;
     out.push_back(vq);
   }
   return out;

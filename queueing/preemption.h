@@ -48,8 +48,10 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
 //    the preemptor's queue ends at or below its own fair share;
 //  - taking back a guarantee (reclaim: true), running gangs of other queues above their
 //    guarantee, when the preemptor's queue ends within both its guarantee and its fair
-//    share (free capacity fragmented across nodes can leave a queue below its guarantee
-//    while no queue is above its fair share);
+//    share, or, below its guarantee before the gang, within its fair share and less far
+//    above its guarantee than the victim's queue is above its own (free capacity
+//    fragmented across nodes can leave a queue below its guarantee while no queue is above
+//    its fair share);
 //  - never a gang with preemptible: false, nor one that ran less than its queue's
 //    minRuntimeSeconds, nor one admitted in the current cycle;
 //  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;

@@ -155,7 +155,14 @@ TEST_CASE("a queue below its guarantee takes back borrowed work when free GPUs a
        8,
        {"b-new"}},
       {"b holds only its guarantee: nothing is taken", 16, 16, {}},
-      {"a would end above its guarantee: it waits for free capacity", 8, 8, {}},
+      {"a at its guarantee would end above it: it waits for free capacity", 8, 8, {}},
+      // Gangs are indivisible: a, below its guarantee of 12, ends at 16/12 of it, which
+      // b at 16/8 of its own is further above; b keeps its guarantee.
+      {"a below its guarantee may end above it, taking from b further above its own",
+       12,
+       8,
+       {"b-new"}},
+      {"but not from b less far above its guarantee than a would end", 12, 14, {}},
   };
   for (const auto& row : rows) {
     DYNAMIC_SECTION(row.story) {
