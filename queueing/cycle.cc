@@ -787,11 +787,10 @@ class Cycle {
       // Taking back its guarantee from a queue above its own, and further above it than q
       // would end when that is above its guarantee (preemption.h).
       if (after <= 1.0) {
+        const double g_before = guaranteeShare(qs.allocated, qs.spec.guaranteed);
         const double g = guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed);
         for (const auto& [v, share] : st_.overGuaranteeQueues())
-          if (v != q &&
-              (g <= 1.0 || (guaranteeShare(qs.allocated, qs.spec.guaranteed) < 1.0 && share > g)))
-            return true;
+          if (v != q && (g <= 1.0 || mayTakeBackPastGuarantee(g_before, g, share))) return true;
       }
     }
     return false;

@@ -431,7 +431,8 @@ class Search {
       const double v_g_before = guaranteeShare(v.allocated, v.spec.guaranteed);
       const bool borrowed = v_g_before > 1.0;
       if (v_before <= 1.0 &&
-          !(borrowed && (within_guarantee || (g_before_ < 1.0 && g_after < v_g_before))))
+          !(borrowed &&
+            (within_guarantee || mayTakeBackPastGuarantee(g_before_, g_after, v_g_before))))
         return fmt::format(
             "queue {} holds no more than its fair share and queue {} would end above its "
             "guarantee",
@@ -505,8 +506,9 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
   // borrowed work from queues above their guarantee even when none is above its fair
   // share (free capacity fragmented across nodes). Ending above its own guarantee (gangs
   // are indivisible), it takes only from queues further above theirs than it ends.
+  const double g_before = guaranteeShare(qs.allocated, qs.spec.guaranteed);
   const double g_after = guaranteeShare(qs.allocated + request, qs.spec.guaranteed);
-  if (g_after > 1.0 && !(guaranteeShare(qs.allocated, qs.spec.guaranteed) < 1.0)) return out;
+  if (g_after > 1.0 && !(g_before < 1.0)) return out;
   // Both lists are sorted by queue rank (name), so a merge skips the queues already taken.
   const std::size_t reclaimed = out.size();
   std::size_t next = 0;
@@ -514,7 +516,7 @@ std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVe
     const auto rank = st.queues[static_cast<std::size_t>(vq)].rank;
     while (next < reclaimed && st.queues[static_cast<std::size_t>(out[next])].rank < rank) ++next;
     if (vq == q || (next < reclaimed && out[next] == vq)) continue;
-    if (g_after > 1.0 && !(share > g_after)) continue;
+    if (g_after > 1.0 && !mayTakeBackPastGuarantee(g_before, g_after, share)) continue;
     out.push_back(vq);
   }
   return out;

@@ -41,6 +41,14 @@ struct PreemptionPlan {
 // aside): reclaims first, then take-backs, each in queue rank order.
 std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request);
 
+// Taking back a guarantee while ending above it (gangs are indivisible): a queue at
+// `before` of its guarantee, ending at `after`, may take from a queue at `victim` of its
+// own only if it was below its guarantee and ends less far above it than the victim's
+// queue is (docs/scheduling.md, rule 4).
+inline bool mayTakeBackPastGuarantee(double before, double after, double victim) {
+  return before < 1.0 && after < victim;
+}
+
 // Looks for the fewest, cheapest victims whose capacity lets gang `g` (at `counts`) be
 // placed, under these rules (docs/scheduling.md proves they admit no ping-pong):
 //  - within its queue (withinQueue: LowerPriority), running gangs of lower priority;
