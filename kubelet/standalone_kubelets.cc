@@ -18,9 +18,10 @@ Result<std::unique_ptr<StandaloneKubelets>> StandaloneKubelets::start(
   auto config = kube::loadKubeconfig(source);
   if (!config) return config.error();
   // Thousands of pods change state in bursts (a gang starts or ends at once); the
-  // server is local, so the client-side limit only guards against runaway loops.
-  config->qps = 1000;
-  config->burst = 2000;
+  // server is local, so the client-side limit only guards against runaway loops and sits
+  // above what the server can commit (operator/cmd_serve.cc says why).
+  config->qps = 20000;
+  config->burst = 20000;
   config->max_idle_connections = options.workers + 4;
   config->user_agent = "troupe-kubelet (simulated)";
   auto client = kube::BeastKubeClient::create(*config);

@@ -41,9 +41,12 @@ Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std
   source.explicit_path = kubeconfig;
   auto config = kube::loadKubeconfig(source);
   if (!config) return config.error();
-  // The server is local: the client-side limit only guards against runaway loops.
-  config->qps = 1000;
-  config->burst = 2000;
+  // The server is local: the client-side limit only guards against runaway loops, so it
+  // sits well above what the server can commit (a few thousand writes a second). At 1,000
+  // requests a second it, not the server, set the bind rate: a single-pod TrainingJob costs
+  // the operator about 8 requests, and a gang's bindings queued behind its status writes.
+  config->qps = 20000;
+  config->burst = 20000;
   // The operator writes up to 16 objects per reconcile on 8 workers and 32 bindings at once
   // (operator/operator.cc); connections beyond the idle pool would pay a TLS handshake each.
   config->max_idle_connections = 64;
