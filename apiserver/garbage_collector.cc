@@ -80,6 +80,13 @@ void GarbageCollector::drain() {
 }
 
 void GarbageCollector::index(const ObjectKey& key, const json& before, const json& after) {
+  // Most writes are updates that keep the object's uid and owners (a binding, a status
+  // write): the index would drop and add the same entries, under the lock every API
+  // handler thread takes.
+  if (!before.is_null() && !after.is_null() &&
+      metaString(before, "uid") == metaString(after, "uid") &&
+      ownerUids(before) == ownerUids(after))
+    return;
   std::lock_guard lock(mu_);
   if (!before.is_null()) {
     for (const auto& uid : ownerUids(before)) {

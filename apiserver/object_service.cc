@@ -333,7 +333,7 @@ ApiResult<StoredObject> ObjectService::create(const ResourceKind& kind, const st
     if (store_.get(key)) return alreadyExists(kind, name);
     return StoredObject{key, 0, object};
   }
-  auto created = store_.create(key, object);
+  auto created = store_.create(key, std::move(object));
   if (!created) return fromStoreError(created.error(), kind, name);
   notify(kind, nullptr, created->object);
   return std::move(created.value());
@@ -395,7 +395,7 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
     notify(kind, old, nullptr);
     return std::move(removed.value());
   }
-  auto updated = store_.update(current.key, next, current.revision);
+  auto updated = store_.update(current.key, std::move(next), current.revision);
   if (!updated) return fromStoreError(updated.error(), kind, name);
   notify(kind, old, updated->object);
   return std::move(updated.value());
@@ -492,7 +492,7 @@ ApiResult<StoredObject> ObjectService::remove(const ResourceKind& kind, const st
       if (next == old) return current;  // already being deleted
       if (options.dry_run) return StoredObject{current.key, current.revision, next};
       next["metadata"].erase("resourceVersion");
-      auto updated = store_.update(current.key, next, current.revision);
+      auto updated = store_.update(current.key, std::move(next), current.revision);
       if (!updated) {
         if (updated.error().code == ErrorCode::Conflict) continue;
         return fromStoreError(updated.error(), kind, name);
