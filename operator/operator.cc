@@ -31,6 +31,7 @@
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "kube/leader_elector.h"
+#include "kube/object_cache.h"
 #include "kube/work_queue.h"
 #include "operator/event_recorder.h"
 #include "operator/operator_metrics.h"
@@ -522,30 +523,46 @@ struct Operator::Runtime {
     std::lock_guard lock(assumed_mu);
     if (assumed.empty()) return objects;
     const auto t = now();
-    std::set<std::string> seen;
-    for (std::size_t i = 0; i < objects.pods.size(); ++i) {
-      const auto& pod = facts.pods.of(objects.pods.ref(i));
-      auto it = assumed.find(pod.key);
-      if (it == assumed.end()) continue;
-      seen.insert(pod.key);
+    // The cache lists pods in its key order, which is also the order of `assumed`: each
+    // assumed pod is found by a binary search past the last one found. Reading every
+    // pod's facts instead cost a sixth of a cycle at 35,000 pods whenever one binding
+    // was still assumed.
+    std::size_t lo = 0;
+    const std::size_t n = objects.pods.size();
+    for (auto it = assumed.begin(); it != assumed.end();) {
+      std::size_t first = lo, count = n - lo;
+      while (count > 0) {
+        const std::size_t half = count / 2;
+        if (kube::objectKey(objects.pods[first + half]) < it->first) {
+          first += half + 1;
+          count -= half + 1;
+        } else {
+          count = half;
+        }
+      }
+      if (first == n || kube::objectKey(objects.pods[first]) != it->first) {
+        it = assumed.erase(it);  // gone from the cache: nothing left to assume
+        continue;
+      }
+      lo = first + 1;
+      const auto& pod = facts.pods.of(objects.pods.ref(first));
       const Assumed& a = it->second;
       bool same = a.uid.empty() || a.uid == pod.uid;
       bool caught_up = !same || (a.deleted ? pod.deleting : !pod.node.empty());
-      const Json& p = objects.pods[i];
       if (caught_up || t > a.expires) {
-        assumed.erase(it);
+        it = assumed.erase(it);
         continue;
       }
-      Json changed = p;  // the cache's object stays as the API gave it
+      Json changed = objects.pods[first];  // the cache's object stays as the API gave it
       if (a.deleted) {
         changed["metadata"]["deletionTimestamp"] = ctl::formatTimestamp(t);
       } else {
         changed["spec"]["nodeName"] = a.node;
         changed["metadata"]["annotations"][std::string(api::kGpuIndicesAnnotation)] = a.gpus;
       }
-      objects.pods.replace(i, std::move(changed));
+      objects.pods.replace(first, std::move(changed));
+      ++it;
     }
-    std::erase_if(assumed, [&](const auto& kv) { return !seen.contains(kv.first); });
     return objects;
   }
 
