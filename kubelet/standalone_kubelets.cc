@@ -1,9 +1,40 @@
 #include "kubelet/standalone_kubelets.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "common/log.h"
 #include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
 
 namespace troupe::kubelet {
+
+namespace {
+
+// The simulated kubelets stand for other machines: in a real cluster they would not take
+// CPU from the API server and the scheduler, yet here they share its cores, and a burst
+// of pods starting (thousands of status writes and watch events to decode) starved the
+// scheduling thread. Their threads run at this nice value. Linux threads inherit their
+// creator's, so every thread the cluster starts is created from one that lowered its own.
+constexpr int kKubeletNice = 5;
+
+Status startAtLowerPriority(SimulatedCluster& cluster) {
+  Status result;
+  std::thread starter([&] {
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kKubeletNice) != 0)
+      log::warn("simulated kubelets: could not lower their priority",
+                {{"error", std::strerror(errno)}});
+    result = cluster.start();
+  });
+  starter.join();
+  return result;
+}
+
+}  // namespace
 
 struct StandaloneKubelets::Parts {
   SystemTimeSource clock;
@@ -33,7 +64,7 @@ Result<std::unique_ptr<StandaloneKubelets>> StandaloneKubelets::start(
   parts.client = std::move(client.value());
   parts.cluster = std::make_unique<SimulatedCluster>(*parts.client, options, parts.clock);
   kubelets->cluster_ = parts.cluster.get();
-  if (auto started = parts.cluster->start(); !started) return started.error();
+  if (auto started = startAtLowerPriority(*parts.cluster); !started) return started.error();
   return kubelets;
 }
 
