@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 #include <random>
+#include <ranges>
 #include <set>
 #include <thread>
 #include <vector>
@@ -530,16 +531,10 @@ struct Operator::Runtime {
     std::size_t lo = 0;
     const std::size_t n = objects.pods.size();
     for (auto it = assumed.begin(); it != assumed.end();) {
-      std::size_t first = lo, count = n - lo;
-      while (count > 0) {
-        const std::size_t half = count / 2;
-        if (kube::objectKey(objects.pods[first + half]) < it->first) {
-          first += half + 1;
-          count -= half + 1;
-        } else {
-          count = half;
-        }
-      }
+      const auto rest = std::views::iota(lo, n);
+      const auto found = std::ranges::partition_point(
+          rest, [&](std::size_t i) { return kube::objectKey(objects.pods[i]) < it->first; });
+      const std::size_t first = found == rest.end() ? n : *found;
       if (first == n || kube::objectKey(objects.pods[first]) != it->first) {
         it = assumed.erase(it);  // gone from the cache: nothing left to assume
         continue;
