@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "api/quantity.h"
 #include "api/well_known.h"
@@ -140,15 +141,26 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   // Pods by gang; pods outside gangs count against their node.
   SnapshotFacts fresh;
   SnapshotFacts& facts = options.facts ? *options.facts : fresh;
+  facts.pods.read(objects.pods);
+  facts.nodes.read(objects.nodes);
+  facts.groups.read(objects.pod_groups);
   std::map<std::string, ResourceVector> held_outside;
-  // Keyed by views of the facts' own strings: the facts outlive this build (swept at its
-  // end), and a cluster of 35,000 pods copied every group name into a tree every cycle.
+  // Keyed by views of the facts' own strings: the facts outlive this build, and a cluster
+  // of 35,000 pods copied every group name into a tree every cycle.
   std::unordered_map<std::string_view, std::vector<const PodFacts*>> pods_of_group;
+  pods_of_group.reserve(objects.pod_groups.size());
+  // The pods of one group mostly follow each other in key order ("<job>-<index>").
+  std::vector<const PodFacts*>* last_group = nullptr;
+  std::string_view last_group_key;
   for (std::size_t i = 0; i < objects.pods.size(); ++i) {
-    const PodFacts& pod = facts.pods.of(objects.pods.ref(i));
+    const PodFacts& pod = facts.pods[i];
     if (pod.terminated) continue;
     if (!pod.group.empty()) {
-      pods_of_group[pod.group].push_back(&pod);
+      if (!last_group || pod.group != last_group_key) {
+        last_group = &pods_of_group[pod.group];
+        last_group_key = pod.group;
+      }
+      last_group->push_back(&pod);
       continue;
     }
     if (pod.node.empty()) continue;
@@ -156,10 +168,11 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     if (requests) held_outside[pod.node] += *requests;
   }
 
-  // Nodes.
-  std::set<std::string> node_names;
+  // Nodes, by views of the facts' names.
+  std::unordered_set<std::string_view> node_names;
+  node_names.reserve(objects.nodes.size());
   for (std::size_t i = 0; i < objects.nodes.size(); ++i) {
-    const NodeFacts& node = facts.nodes.of(objects.nodes.ref(i));
+    const NodeFacts& node = facts.nodes[i];
     auto allocatable = node.allocatable.in(names);
     if (!allocatable || node.error) {
       out.problems.push_back(
@@ -171,13 +184,15 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     if (auto it = held_outside.find(spec.name); it != held_outside.end()) {
       spec.allocatable = ResourceVector::max(spec.allocatable - it->second, ResourceVector());
     }
-    node_names.insert(spec.name);
+    node_names.insert(node.spec.name);
     out.snapshot.nodes.push_back(std::move(spec));
   }
 
-  // Gangs.
+  // Gangs. Room for every group: growing these moved every gang built so far, again and
+  // again.
+  out.snapshot.running.reserve(pods_of_group.size());
   for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
-    const PodGroupFacts& group = facts.groups.of(objects.pod_groups.ref(i));
+    const PodGroupFacts& group = facts.groups[i];
     Gang gang;
     gang.key = group.key;
     gang.queue = group.queue;
@@ -300,7 +315,6 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     }
     out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
   }
-  if (options.facts) options.facts->sweep();
   return out;
 }
 

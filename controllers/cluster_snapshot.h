@@ -74,8 +74,8 @@ struct SnapshotOptions {
   queueing::Seconds now = 0;
   // Decayed usage per leaf queue by resource name (state/usage_history.h).
   std::map<std::string, std::map<std::string, std::int64_t>> usage;
-  // Facts of pods and nodes kept from earlier builds (swept at the end of this one);
-  // null: every object is read afresh.
+  // Facts of pods, nodes and PodGroups kept from the previous build (replaced by this
+  // one's); null: every object is read afresh.
   SnapshotFacts* facts = nullptr;
 };
 

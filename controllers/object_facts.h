@@ -4,11 +4,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "common/error.h"
 #include "common/result.h"
+#include "controllers/object_json.h"
 #include "controllers/object_list.h"
 #include "queueing/resource_vector.h"
 #include "queueing/snapshot.h"
@@ -91,33 +91,44 @@ PodGroupFacts readPodGroupFacts(const nlohmann::json& group);
 
 // Facts of the objects a cycle reads, kept from one cycle to the next for the versions
 // that did not change. Not thread-safe: one scheduling loop owns it.
+//
+// Each read() takes a whole listing and walks it beside the previous one: the caches list
+// in key order, so an unchanged document is almost always found at the next place of the
+// previous listing, and a new, changed or deleted object is passed over by comparing keys.
+// A lookup table by document address cost 40% of a snapshot at 35,000 pods (a cache miss
+// per object, and a sweep of the whole table every cycle). Facts are reused only for the
+// same document, so a listing in another order is still read correctly, only more slowly.
 template <class Facts>
 class FactsCache {
  public:
   using Reader = Facts (*)(const nlohmann::json&);
   explicit FactsCache(Reader read) : read_(read) {}
 
-  const Facts& of(const ObjectRef& object) {
-    auto [it, added] = entries_.try_emplace(object.get());
-    if (added) {
-      it->second.object = object;
-      it->second.facts = read_(*object);
+  // Reads `list`: afterwards (*this)[i] is the facts of its i-th object. The facts of
+  // objects the previous listing had and this one has not are forgotten.
+  void read(const ObjectList& list) {
+    std::vector<Entry> next;
+    next.reserve(list.size());
+    std::size_t j = 0;  // the place in the previous listing
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const ObjectRef& object = list.ref(i);
+      if (j < entries_.size() && entries_[j].object == object) {
+        next.push_back(std::move(entries_[j++]));
+        continue;
+      }
+      auto key = keyOf(*object);
+      while (j < entries_.size() && entries_[j].key < key) ++j;  // deleted since
+      if (j < entries_.size() && entries_[j].object == object) {
+        next.push_back(std::move(entries_[j++]));
+        continue;
+      }
+      if (j < entries_.size() && entries_[j].key == key) ++j;  // an older version
+      next.push_back({object, std::move(key), std::make_unique<const Facts>(read_(*object))});
       ++parsed_;
     }
-    if (it->second.cycle != cycle_) {
-      it->second.cycle = cycle_;
-      ++read_this_cycle_;
-    }
-    return it->second.facts;
+    entries_ = std::move(next);
   }
-  // Ends a cycle: forgets the versions the cycle did not read (and the documents they
-  // kept alive). When the cycle read every entry, there is nothing to look for.
-  void sweep() {
-    if (read_this_cycle_ != entries_.size())
-      std::erase_if(entries_, [&](const auto& kv) { return kv.second.cycle != cycle_; });
-    ++cycle_;
-    read_this_cycle_ = 0;
-  }
+  const Facts& operator[](std::size_t i) const { return *entries_[i].facts; }
   std::size_t size() const { return entries_.size(); }
   // Objects parsed since the cache was made: a measure of what the cache saved.
   std::uint64_t parsed() const { return parsed_; }
@@ -125,13 +136,11 @@ class FactsCache {
  private:
   struct Entry {
     ObjectRef object;  // keeps the address from being reused while the entry lives
-    Facts facts;
-    std::uint64_t cycle = 0;
+    std::string key;   // "namespace/name", or "name": the caches' order
+    std::unique_ptr<const Facts> facts;
   };
   Reader read_;
-  std::unordered_map<const nlohmann::json*, Entry> entries_;
-  std::uint64_t cycle_ = 1;
-  std::size_t read_this_cycle_ = 0;  // distinct entries read since the last sweep
+  std::vector<Entry> entries_;  // in the order of the last listing read
   std::uint64_t parsed_ = 0;
 };
 
@@ -140,11 +149,6 @@ struct SnapshotFacts {
   FactsCache<PodFacts> pods{readPodFacts};
   FactsCache<NodeFacts> nodes{readNodeFacts};
   FactsCache<PodGroupFacts> groups{readPodGroupFacts};
-  void sweep() {
-    pods.sweep();
-    nodes.sweep();
-    groups.sweep();
-  }
 };
 
 }  // namespace troupe::controllers

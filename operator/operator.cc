@@ -540,10 +540,12 @@ struct Operator::Runtime {
         continue;
       }
       lo = first + 1;
-      const auto& pod = facts.pods.of(objects.pods.ref(first));
+      const Json& pod = objects.pods[first];
       const Assumed& a = it->second;
-      bool same = a.uid.empty() || a.uid == pod.uid;
-      bool caught_up = !same || (a.deleted ? pod.deleting : !pod.node.empty());
+      bool same = a.uid.empty() || a.uid == ctl::stringAt(pod, "/metadata/uid");
+      bool caught_up =
+          !same ||
+          !ctl::stringAt(pod, a.deleted ? "/metadata/deletionTimestamp" : "/spec/nodeName").empty();
       if (caught_up || t > a.expires) {
         it = assumed.erase(it);
         continue;

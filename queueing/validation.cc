@@ -65,34 +65,35 @@ Status validateQueue(const QueueSpec& queue) {
 
 Status validateGang(const GangSpec& gang, const Policy& policy) {
   if (gang.name.empty()) return invalid("gang.name", "Required value");
-  const std::string base = fmt::format("gangs[{}]", gang.name);
-  if (gang.queue.empty()) return invalid(base + ".queue", "Required value");
+  // Paths are built only for an error: loading a cluster validates every gang it holds.
+  auto base = [&] { return fmt::format("gangs[{}]", gang.name); };
+  if (gang.queue.empty()) return invalid(base() + ".queue", "Required value");
   if (gang.pod_sets.empty())
-    return invalid(base + ".podSets", "Required value: at least one pod set");
+    return invalid(base() + ".podSets", "Required value: at least one pod set");
   for (std::size_t i = 0; i < gang.pod_sets.size(); ++i) {
     const PodSet& ps = gang.pod_sets[i];
-    const std::string p = fmt::format("{}.podSets[{}]", base, i);
-    if (!ps.shape) return invalid(p + ".shape", "Required value");
-    if (ps.count < 1) return invalid(p + ".count", "Invalid value: must be at least 1");
+    auto p = [&] { return fmt::format("{}.podSets[{}]", base(), i); };
+    if (!ps.shape) return invalid(p() + ".shape", "Required value");
+    if (ps.count < 1) return invalid(p() + ".count", "Invalid value: must be at least 1");
     if (ps.min_count < 1 || ps.min_count > ps.count)
-      return invalid(p + ".minCount", fmt::format("Invalid value: {}: must be in [1, count={}]",
-                                                  ps.min_count, ps.count));
-    if (auto s = nonNegative(ps.shape->requests, p + ".requests"); !s) return s;
+      return invalid(p() + ".minCount", fmt::format("Invalid value: {}: must be in [1, count={}]",
+                                                    ps.min_count, ps.count));
+    if (ps.shape->requests.anyNegative()) return nonNegative(ps.shape->requests, p() + ".requests");
     if (ps.shape->requests[kGpu] > 64)
-      return invalid(p + ".requests[nvidia.com/gpu]", "Invalid value: at most 64 GPUs per pod");
+      return invalid(p() + ".requests[nvidia.com/gpu]", "Invalid value: at most 64 GPUs per pod");
     if (ps.shape->requests.isZero())
-      return invalid(p + ".requests", "Invalid value: a pod must request some resource");
+      return invalid(p() + ".requests", "Invalid value: a pod must request some resource");
   }
   if (gang.topology.mode != TopologyMode::None) {
     bool known = false;
     for (const auto& l : policy.topology_levels) known = known || l == gang.topology.level;
     if (!known)
-      return invalid(base + ".topology.level",
+      return invalid(base() + ".topology.level",
                      fmt::format("Unsupported value: \"{}\": not a topology level of the policy",
                                  gang.topology.level));
   }
   if (gang.runtime_estimate && *gang.runtime_estimate <= 0)
-    return invalid(base + ".runtimeEstimate", "Invalid value: must be greater than 0");
+    return invalid(base() + ".runtimeEstimate", "Invalid value: must be greater than 0");
   return {};
 }
 

@@ -10,9 +10,9 @@
 #include <stop_token>
 #include <thread>
 
-#include "bench/api/generated_cluster.h"
 #include "bench/api/parallel_requests.h"
 #include "bench/api/serve_child.h"
+#include "bench/support/generated_cluster.h"
 
 namespace troupe::bench {
 namespace {

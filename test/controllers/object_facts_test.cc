@@ -56,28 +56,64 @@ Json describe(const ClusterSnapshot& cluster) {
 
 TEST_CASE("a pod version is read once however many cycles read it", "[controllers][facts]") {
   FactsCache<PodFacts> cache(readPodFacts);
-  auto a = shared(pod("ml", "a-0").group("a").index(0).gpus(2));
-  auto b = shared(pod("ml", "b-0").group("b").gpus(1).boundTo("n1", "3"));
+  ObjectList pods;
+  pods.push_back(pod("ml", "a-0").group("a").index(0).gpus(2));
+  pods.push_back(pod("ml", "b-0").group("b").gpus(1).boundTo("n1", "3"));
   for (int cycle = 0; cycle < 3; ++cycle) {
-    const auto& fa = cache.of(a);
-    const auto& fb = cache.of(b);
-    CHECK(fa.key == "ml/a-0");
-    CHECK(fa.group == "ml/a");
-    CHECK(fa.replica_index == 0);
-    CHECK(fb.node == "n1");
-    CHECK(fb.gpus == std::vector<int>{3});
-    cache.sweep();
+    cache.read(pods);
+    CHECK(cache[0].key == "ml/a-0");
+    CHECK(cache[0].group == "ml/a");
+    CHECK(cache[0].replica_index == 0);
+    CHECK(cache[1].node == "n1");
+    CHECK(cache[1].gpus == std::vector<int>{3});
   }
   CHECK(cache.parsed() == 2);
 
-  // A new version (a new document from the cache) is read afresh; the old one, no longer
-  // read by a cycle, is forgotten.
-  auto a2 = shared(pod("ml", "a-0").group("a").index(0).gpus(2).boundTo("n2", "0,1"));
-  CHECK(cache.of(a2).node == "n2");
-  CHECK(cache.of(b).node == "n1");
-  cache.sweep();
+  // A new version (a new document from the cache) is read afresh; the old one is forgotten.
+  pods.replace(0, pod("ml", "a-0").group("a").index(0).gpus(2).boundTo("n2", "0,1"));
+  cache.read(pods);
+  CHECK(cache[0].node == "n2");
+  CHECK(cache[1].node == "n1");
   CHECK(cache.parsed() == 3);
   CHECK(cache.size() == 2);
+}
+
+TEST_CASE("kept facts follow objects added, changed and deleted anywhere in a listing",
+          "[controllers][facts]") {
+  // The listings are in key order, as the caches give them; each read checks every
+  // object's facts against the object and counts what was parsed again.
+  auto boundPod = [](const std::string& name, const std::string& node) {
+    return shared(pod("ml", name).group(name).boundTo(node, "0"));
+  };
+  auto nameAt = [](const ObjectRef& object) {
+    return (*object)["metadata"]["name"].get<std::string>();
+  };
+  std::vector<ObjectRef> list;
+  for (int i = 0; i < 10; ++i) list.push_back(boundPod("p" + std::to_string(i), "n1"));
+  FactsCache<PodFacts> cache(readPodFacts);
+  auto read = [&] {
+    cache.read(ObjectList(list));
+    REQUIRE(cache.size() == list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      CHECK(cache[i].key == "ml/" + nameAt(list[i]));
+      CHECK(cache[i].node == (*list[i])["spec"]["nodeName"].get<std::string>());
+    }
+    return cache.parsed();
+  };
+  CHECK(read() == 10);
+  CHECK(read() == 10);                                   // nothing changed
+  list.erase(list.begin(), list.begin() + 3);            // a run deleted at the front
+  list.erase(list.begin() + 2);                          // one in the middle (p5)
+  list.insert(list.begin() + 1, boundPod("p3a", "n2"));  // one added
+  list[4] = boundPod(nameAt(list[4]), "n3");             // one changed (p7)
+  list.push_back(boundPod("p9a", "n4"));                 // one added at the end
+  CHECK(read() == 13);
+  CHECK(read() == 13);
+  // Out of key order every object is still given its own facts; some are parsed again.
+  std::reverse(list.begin(), list.end());
+  const auto parsed = read();
+  CHECK(parsed > 13);
+  CHECK(parsed <= 13 + list.size());
 }
 
 TEST_CASE("equal pod shapes have equal keys, whatever order the pod names its resources in",

@@ -1,0 +1,236 @@
+#include "bench/cycle/cycle_benchmark.h"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "api/well_known.h"
+#include "bench/support/generated_cluster.h"
+#include "bench/support/machine_info.h"
+#include "bench/support/memory_probe.h"
+#include "controllers/action_plan.h"
+#include "controllers/cluster_snapshot.h"
+#include "controllers/engine_loader.h"
+#include "controllers/job_objects.h"
+#include "controllers/object_json.h"
+
+namespace troupe::bench {
+namespace {
+
+using nlohmann::json;
+using ObjectRef = controllers::ObjectRef;
+
+constexpr const char* kNamespace = "bench";
+constexpr std::int64_t kStart = 1'800'000'000;  // the cluster's start, in seconds
+constexpr int kCpusPerNode = 94;                // allocatable of a generated node
+
+double threadCpuMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+json queue(const std::string& name, int guaranteed_gpus) {
+  json q = {{"apiVersion", api::kApiVersion},
+            {"kind", api::kQueueKind},
+            {"metadata", {{"name", name}, {"uid", "uid-queue-" + name}}},
+            {"spec", json::object()}};
+  if (guaranteed_gpus > 0) {
+    q["spec"]["resources"] = {{api::kGpuResource, {{"guaranteed", guaranteed_gpus}}}};
+    q["spec"]["preemption"] = {{"reclaim", true}};
+  }
+  return q;
+}
+
+// The TrainingJob of `troupe bench scheduler`: `replicas` pods of `gpus` GPUs, or of one
+// CPU without GPUs.
+json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {
+  json resources = gpus > 0 ? json{{"limits", {{api::kGpuResource, gpus}}}}
+                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
+  return {{"apiVersion", api::kApiVersion},
+          {"kind", api::kTrainingJobKind},
+          {"metadata", {{"name", name}, {"namespace", kNamespace}, {"uid", "uid-job-" + name}}},
+          {"spec",
+           {{"queue", queue_name},
+            {"replicas", replicas},
+            {"template",
+             {{"spec",
+               {{"restartPolicy", "Never"},
+                {"terminationGracePeriodSeconds", 0},
+                {"containers", json::array({{{"name", "main"},
+                                             {"image", "registry.example.com/train:1"},
+                                             {"resources", resources}}})}}}}}}}};
+}
+
+// The objects the API would hold for a job: its PodGroup and pods, as the TrainingJob
+// controller renders them, with what the server adds (uid, creation time).
+struct JobObjects {
+  ObjectRef group;
+  std::vector<json> pods;
+};
+
+JobObjects renderJob(const json& job, std::int64_t created) {
+  JobObjects out;
+  json group = controllers::renderPodGroup(job, created);
+  group["metadata"]["uid"] = "uid-group-" + controllers::nameOf(job);
+  group["metadata"]["creationTimestamp"] = controllers::formatTimestamp(created);
+  out.group = std::make_shared<const json>(std::move(group));
+  const auto replicas = static_cast<int>(job["spec"]["replicas"].get<std::int64_t>());
+  for (int i = 0; i < replicas; ++i) {
+    json pod = controllers::renderPod(job, i, 0);
+    pod["metadata"]["uid"] = "uid-pod-" + pod["metadata"]["name"].get<std::string>();
+    pod["metadata"]["creationTimestamp"] = controllers::formatTimestamp(created);
+    pod["status"] = {{"phase", "Pending"}};
+    out.pods.push_back(std::move(pod));
+  }
+  return out;
+}
+
+// `pod` as the kubelet reports it once bound to `node` with `gpus`.
+ObjectRef running(json pod, const std::string& node, const std::string& gpus, std::int64_t at) {
+  pod["spec"]["nodeName"] = node;
+  if (!gpus.empty()) pod["metadata"]["annotations"][std::string(api::kGpuIndicesAnnotation)] = gpus;
+  pod["status"] = {{"phase", "Running"}, {"startTime", controllers::formatTimestamp(at)}};
+  return std::make_shared<const json>(std::move(pod));
+}
+
+// The informer caches of the reclaim moment, each kind in key order as a cache lists it.
+struct Objects {
+  std::vector<ObjectRef> nodes, pods, queues, pod_groups, priority_classes;
+};
+
+Objects settledCluster(const CycleBenchShape& shape) {
+  Objects out;
+  GeneratedClusterShape cluster;
+  cluster.nodes = shape.nodes;
+  for (auto& node : generatedNodes(cluster))
+    out.nodes.push_back(std::make_shared<const json>(std::move(node)));
+  for (const auto* name : {"bench", "borrower", "owner"})
+    out.queues.push_back(
+        std::make_shared<const json>(queue(name, std::string(name) == "owner" ? 8 : 0)));
+  // CPU pods fill nodes in order, 94 to a node, as the engine packs them.
+  int cpu_pods = 0;
+  auto addCpuJob = [&](const std::string& name, int replicas) {
+    auto objects = renderJob(trainingJob(name, "bench", replicas, 0), kStart);
+    out.pod_groups.push_back(objects.group);
+    for (auto& pod : objects.pods) {
+      const int node = (cpu_pods++ / kCpusPerNode) % shape.nodes;
+      out.pods.push_back(running(std::move(pod), generatedNodeName(node), "", kStart + 1));
+    }
+  };
+  for (int i = 0; i < shape.single_jobs; ++i) addCpuJob(fmt::format("s-{}", i), 1);
+  for (int i = 0; i < shape.gangs; ++i) addCpuJob(fmt::format("g-{}", i), shape.gang_size);
+  // Every GPU borrowed: one 8-GPU pod a node in a queue without a guarantee.
+  for (int i = 0; i < shape.nodes; ++i) {
+    auto objects = renderJob(trainingJob(fmt::format("b-{}", i), "borrower", 1, 8), kStart);
+    out.pod_groups.push_back(objects.group);
+    out.pods.push_back(
+        running(std::move(objects.pods[0]), generatedNodeName(i), "0,1,2,3,4,5,6,7", kStart + 1));
+  }
+  auto byKey = [](const ObjectRef& a, const ObjectRef& b) {
+    return std::pair(controllers::namespaceOf(*a), controllers::nameOf(*a)) <
+           std::pair(controllers::namespaceOf(*b), controllers::nameOf(*b));
+  };
+  for (auto* list : {&out.nodes, &out.pods, &out.queues, &out.pod_groups})
+    std::sort(list->begin(), list->end(), byKey);
+  return out;
+}
+
+// `list` with `extra` inserted at its place in key order.
+std::vector<ObjectRef> with(const std::vector<ObjectRef>& list, const ObjectRef& extra) {
+  std::vector<ObjectRef> out;
+  out.reserve(list.size() + 1);
+  const auto key = controllers::nameOf(*extra);
+  auto at = std::lower_bound(list.begin(), list.end(), key, [](const ObjectRef& o, const auto& k) {
+    return controllers::nameOf(*o) < k;
+  });
+  out.insert(out.end(), list.begin(), at);
+  out.push_back(extra);
+  out.insert(out.end(), at, list.end());
+  return out;
+}
+
+double percentile(std::vector<double> samples, double p) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = static_cast<std::size_t>(p * static_cast<double>(samples.size() - 1) + 0.5);
+  return samples[std::min(rank, samples.size() - 1)];
+}
+
+}  // namespace
+
+CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
+  CycleBenchResult result;
+  result.shape = shape;
+  const Objects settled = settledCluster(shape);
+  result.pods = static_cast<int>(settled.pods.size()) + 1;
+  result.gangs = static_cast<int>(settled.pod_groups.size()) + 1;
+  controllers::SnapshotFacts facts;  // kept across cycles, as the operator keeps it
+  queueing::Policy policy;
+  for (int cycle = 0; cycle <= shape.cycles; ++cycle) {
+    // A new 1-GPU job in the guaranteed queue; the previous one is gone.
+    const auto t = kStart + 100 + cycle;
+    auto job = renderJob(trainingJob(fmt::format("r-{}", cycle), "owner", 1, 1), t);
+    controllers::ApiObjects objects;
+    objects.nodes = controllers::ObjectList(settled.nodes);
+    objects.queues = controllers::ObjectList(settled.queues);
+    objects.priority_classes = controllers::ObjectList(settled.priority_classes);
+    objects.pod_groups = controllers::ObjectList(with(settled.pod_groups, job.group));
+    objects.pods = controllers::ObjectList(
+        with(settled.pods, std::make_shared<const json>(std::move(job.pods[0]))));
+
+    const double start = threadCpuMs();
+    controllers::SnapshotOptions options;
+    options.now = t;
+    options.facts = &facts;
+    auto cluster = controllers::buildClusterSnapshot(objects, options);
+    const double built = threadCpuMs();
+    auto loaded = controllers::loadEngine(cluster, policy);
+    const double loaded_at = threadCpuMs();
+    auto decisions = loaded.engine.schedule(t);
+    const double scheduled = threadCpuMs();
+    auto plan = controllers::planActions(decisions, cluster, t);
+    const double planned = threadCpuMs();
+    if (cycle == 0) continue;  // filled the facts
+    result.snapshot_ms.push_back(built - start);
+    result.load_ms.push_back(loaded_at - built);
+    result.schedule_ms.push_back(scheduled - loaded_at);
+    result.plan_ms.push_back(planned - scheduled);
+    result.total_ms.push_back(planned - start);
+    const bool reclaimed = plan.bindings.size() == 1 && plan.deletions.size() == 1 &&
+                           plan.bindings[0].gang == fmt::format("{}/r-{}", kNamespace, cycle);
+    if (reclaimed) ++result.cycles_that_reclaimed;
+  }
+  result.peak_rss_bytes = peakRssBytes();
+  return result;
+}
+
+std::string describe(const CycleBenchResult& r) {
+  std::string out = fmt::format(
+      "# troupe_cycle_bench\n\n- machine: {}\n- cluster: {} nodes x 8 GPUs; {} pods in {} gangs, "
+      "all running ({} single-pod CPU jobs, {} gangs of {} CPU pods, one 8-GPU pod on every "
+      "node); one new 1-GPU job a cycle in a queue guaranteed 8 GPUs\n- {} timed cycles, "
+      "this thread's CPU time\n\n",
+      describeMachine(), r.shape.nodes, r.pods, r.gangs, r.shape.single_jobs, r.shape.gangs,
+      r.shape.gang_size, r.shape.cycles);
+  out += "| step | p50 ms | p99 ms |\n|---|---:|---:|\n";
+  auto row = [&](const char* name, const std::vector<double>& samples) {
+    out += fmt::format("| {} | {:.1f} | {:.1f} |\n", name, percentile(samples, 0.5),
+                       percentile(samples, 0.99));
+  };
+  row("snapshot (buildClusterSnapshot)", r.snapshot_ms);
+  row("engine load (loadEngine)", r.load_ms);
+  row("schedule", r.schedule_ms);
+  row("action plan", r.plan_ms);
+  row("cycle", r.total_ms);
+  out += fmt::format(
+      "\n- cycles that admitted the new job by preempting one borrowing pod: {} of {}\n"
+      "- peak RSS: {:.0f} MiB\n",
+      r.cycles_that_reclaimed, r.shape.cycles,
+      static_cast<double>(r.peak_rss_bytes) / (1024.0 * 1024.0));
+  return out;
+}
+
+}  // namespace troupe::bench

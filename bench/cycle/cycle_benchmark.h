@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+// The scheduler loop's cycle without the API: the snapshot built from objects in memory
+// (as the operator builds it from its informer caches, with the facts of unchanged objects
+// kept between cycles), the engine loaded from it, one schedule() and the action plan.
+//
+// The cluster is the one `troupe bench scheduler` leaves behind when it times a reclaim:
+// every object bound and running (single-pod CPU jobs, gangs of CPU pods, and one 8-GPU
+// borrowing pod on every node), and in each timed cycle one new 1-GPU job in a queue
+// guaranteed 8 GPUs, which the engine admits by preempting one borrowing pod. Each cycle
+// sees the previous cycle's objects but for that job, as the operator's cycles do while
+// nothing else changes.
+namespace troupe::bench {
+
+struct CycleBenchShape {
+  int nodes = 5'000;
+  int single_jobs = 20'000;  // single-pod jobs of 1 CPU, running
+  int gangs = 100;           // gangs of `gang_size` CPU pods, running
+  int gang_size = 100;
+  int cycles = 20;  // timed cycles, after one untimed cycle that fills the facts
+};
+
+// Milliseconds of this thread's CPU time per step, one sample per timed cycle.
+struct CycleBenchResult {
+  CycleBenchShape shape;
+  int pods = 0;
+  int gangs = 0;
+  std::vector<double> snapshot_ms;  // buildClusterSnapshot
+  std::vector<double> load_ms;      // loadEngine
+  std::vector<double> schedule_ms;  // Engine::schedule
+  std::vector<double> plan_ms;      // planActions
+  std::vector<double> total_ms;
+  int cycles_that_reclaimed = 0;  // cycles whose plan bound the new job after one preemption
+  long long peak_rss_bytes = 0;
+};
+
+CycleBenchResult runCycleBench(const CycleBenchShape& shape);
+
+// A Markdown report of `result`.
+std::string describe(const CycleBenchResult& result);
+
+}  // namespace troupe::bench
