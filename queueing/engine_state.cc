@@ -168,6 +168,10 @@ void EngineState::refreshIndexes() {
     nodes_dirty = false;
     ++node_epoch;
     ++release_version;
+    // What no node could ever hold may fit a changed node, and a queue whose gangs only
+    // failed that way has no waiting kinds for the released capacity to wake it: every
+    // queue is examined again.
+    for (auto& q : queues) q.dirty = true;
     nodes_by_rank.clear();
     for (NodeId n = 0; n < nodes.size(); ++n)
       if (nodes[n].present) nodes_by_rank.push_back(n);

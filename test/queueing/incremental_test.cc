@@ -30,6 +30,20 @@ TEST_CASE("a gang waiting in a quiet queue starts as soon as capacity frees",
   CHECK(admitted(d, "a-wait"));
 }
 
+TEST_CASE("a gang no node could hold starts once a node grows to hold it",
+          "[queueing][incremental]") {
+  // n-0 offers 2 GPUs (another scheduler's pod holds the rest): no two nodes can hold a
+  // 2 x 8 GPU gang, whatever frees.
+  Engine e =
+      engineWith({node("n-0").gpus(2), node("n-1").gpus(8)}, {queue("a").guaranteedGpus(16)});
+  REQUIRE(e.submit(gang("wide").queue("a").pods(2).gpus(8).submittedAt(0)).ok());
+  CHECK(e.schedule(10).empty());
+  CHECK(e.schedule(20).empty());  // queue a is clean: not examined again
+  // The other pod goes: n-0 offers all 8 GPUs.
+  REQUIRE(e.upsertNode(node("n-0").gpus(8)).ok());
+  CHECK(admitted(e.schedule(30), "wide"));
+}
+
 TEST_CASE("a waiting gang is examined again when it starts to starve", "[queueing][incremental]") {
   Engine e = fullClusterWithAWaiter();
   e.schedule(10);
