@@ -191,6 +191,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
   out.snapshot.running.reserve(pods_of_group.size());
+  out.running_started.reserve(pods_of_group.size());
   for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
     const PodGroupFacts& group = facts.groups[i];
     Gang gang;
@@ -304,6 +305,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
       running.start_time = std::min(started.value_or(options.now), options.now);
       gang.state = GangState::Running;
       out.snapshot.running.push_back(std::move(running));
+      out.running_started.push_back(started.has_value());
     } else if (total >= gang.min_member && total > 0) {
       for (auto& ps : spec.pod_sets) {
         ps.min_count = spec.pod_sets.size() == 1 ? std::min(gang.min_member, ps.count) : ps.count;

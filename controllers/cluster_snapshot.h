@@ -65,6 +65,10 @@ struct Problem {
 
 struct ClusterSnapshot {
   queueing::Snapshot snapshot;
+  // By snapshot.running: whether a pod of the gang reported its start (status.startTime).
+  // Until one does, the gang's start_time is the snapshot's `now`, a stand-in that moves
+  // every cycle; an engine kept across cycles keeps the start it already holds.
+  std::vector<bool> running_started;
   queueing::ResourceNames names;
   std::map<std::string, Gang> gangs;  // by key
   std::vector<Problem> problems;

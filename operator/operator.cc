@@ -22,7 +22,7 @@
 #include "controllers/annotations.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
-#include "controllers/engine_loader.h"
+#include "controllers/engine_sync.h"
 #include "controllers/object_json.h"
 #include "controllers/pod_group_status.h"
 #include "controllers/queue_status.h"
@@ -152,7 +152,9 @@ struct Operator::Runtime {
   // Control-thread state.
   std::map<std::string, state::QueueUsage> usage;
   std::map<std::string, std::int64_t> pending_written_at;  // by target "kind:ns/name"
-  ctl::SnapshotFacts facts;  // the scheduling thread's, kept across cycles
+  // The scheduling thread's, kept across cycles; a new leadership starts both afresh.
+  ctl::SnapshotFacts facts;
+  std::optional<ctl::EngineSync> engine;
   std::int64_t last_usage_advance = 0;
   std::int64_t last_mirror = 0;
   // When the engine last said a cycle would have something new to decide (seconds).
@@ -470,8 +472,16 @@ struct Operator::Runtime {
   }
 
   // ---- leadership ----
+  queueing::Policy enginePolicy() const {
+    queueing::Policy policy;
+    policy.topology_levels = op.options_.topology_levels;
+    return policy;
+  }
+
   void onStartedLeading() {
     log::info("leading: recovering from the journal and the API");
+    facts = ctl::SnapshotFacts{};
+    engine.emplace(enginePolicy());
     // The workers do not act before recovery ends; the lock says so to a reader as well.
     std::lock_guard db_lock(db_mu);
     // Usage: the newer of the local copy and the Queue annotation mirror.
@@ -587,10 +597,10 @@ struct Operator::Runtime {
     options.facts = &facts;
     auto cluster = ctl::buildClusterSnapshot(objects, options);
     step("snapshot");
-    queueing::Policy policy;
-    policy.topology_levels = op.options_.topology_levels;
-    auto loaded = ctl::loadEngine(cluster, policy);
-    auto decisions = loaded.engine.schedule(t);
+    if (!engine) engine.emplace(enginePolicy());
+    const auto refused = engine->sync(cluster);
+    step("sync");
+    auto decisions = engine->engine().schedule(t);
     decisions.cycle = op.cycles_.load() + 1;
     next_wakeup = decisions.next_wakeup;
     auto plan = ctl::planActions(decisions, cluster, t);
@@ -669,14 +679,14 @@ struct Operator::Runtime {
     step("events");
     for (const auto& s : plan.skipped)
       log::debug("decision skipped", {{"gang", s.key}, {"why", s.error.message}});
-    for (const auto& p : loaded.problems)
+    for (const auto& p : refused)
       log::debug("object refused by the engine",
                  {{"kind", p.kind}, {"object", p.key}, {"error", p.error.describe()}});
 
-    publishPending(loaded.engine, cluster, t);
+    publishPending(engine->engine(), cluster, t);
     step("pending");
-    publishQueues(objects, loaded.engine, cluster, t);
-    advanceUsage(loaded.engine, cluster, t);
+    publishQueues(objects, engine->engine(), cluster, t);
+    advanceUsage(engine->engine(), cluster, t);
     step("queues");
 
     op.cycles_ += 1;
@@ -687,6 +697,12 @@ struct Operator::Runtime {
                                     {"admitted", records.size()},
                                     {"deleted", plan.deletions.size()},
                                     {"pods_parsed", facts.pods.parsed() - parsed_before},
+                                    {"engine_sync",
+                                     {{"reloaded", engine->lastSync().reloaded},
+                                      {"queues", engine->lastSync().queues},
+                                      {"nodes", engine->lastSync().nodes},
+                                      {"gangs_removed", engine->lastSync().gangs_removed},
+                                      {"gangs_added", engine->lastSync().gangs_added}}},
                                     {"ms", steps},
                                     {"cpu_ms", cpu_steps}});
     op.metrics_.observe(

@@ -1,5 +1,6 @@
 #include "queueing/engine.h"
 
+#include <algorithm>
 #include <bit>
 
 #include <fmt/format.h>
@@ -316,6 +317,57 @@ std::optional<QueueStatus> Engine::queueStatus(const std::string& queue) const {
   auto it = state_->queue_ids.find(queue);
   if (it == state_->queue_ids.end()) return std::nullopt;
   return statusOf(*state_, it->second);
+}
+
+bool Engine::holds(const NodeSpec& node) const {
+  auto it = state_->node_ids.find(node.name);
+  return it != state_->node_ids.end() && state_->nodes[it->second].spec == node;
+}
+
+bool Engine::holds(const QueueSpec& queue) const {
+  auto it = state_->queue_ids.find(queue.name);
+  return it != state_->queue_ids.end() &&
+         state_->queues[static_cast<std::size_t>(it->second)].spec == queue;
+}
+
+bool Engine::holdsPending(const GangSpec& gang) const {
+  auto it = state_->gang_ids.find(gang.name);
+  if (it == state_->gang_ids.end()) return false;
+  const GangState& gs = state_->gangs[it->second];
+  return !gs.running && gs.spec == gang;
+}
+
+bool Engine::holdsRunning(const RunningGang& gang, bool compare_start) const {
+  const EngineState& st = *state_;
+  auto it = st.gang_ids.find(gang.spec.name);
+  if (it == st.gang_ids.end()) return false;
+  const GangState& gs = st.gangs[it->second];
+  if (!gs.running || (compare_start && gs.start_time != gang.start_time) ||
+      gs.pods.size() != gang.pods.size() || !(gs.spec == gang.spec))
+    return false;
+  for (std::size_t i = 0; i < gs.pods.size(); ++i) {
+    const Pod& held = gs.pods[i];
+    const PodPlacement& given = gang.pods[i];
+    if (held.pod_set != given.pod_set || st.nodes[held.node].spec.name != given.node) return false;
+    std::uint64_t mask = 0;
+    for (int gpu : given.gpus) {
+      if (gpu < 0 || gpu >= 64) return false;
+      mask |= std::uint64_t{1} << gpu;
+    }
+    if (mask != held.gpus || static_cast<std::size_t>(std::popcount(mask)) != given.gpus.size())
+      return false;
+  }
+  return true;
+}
+
+std::size_t Engine::nodeCount() const { return state_->node_ids.size(); }
+
+std::vector<std::string> Engine::nodeNames() const {
+  std::vector<std::string> out;
+  out.reserve(state_->node_ids.size());
+  for (const auto& [name, id] : state_->node_ids) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::size_t Engine::pendingCount() const {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "queueing/decisions.h"
@@ -74,6 +75,19 @@ class Engine {
   std::optional<QueueStatus> queueStatus(const std::string& queue) const;
   std::size_t pendingCount() const;
   std::size_t runningCount() const;
+
+  // Whether the engine holds exactly this: a node or queue with an equal spec, a pending
+  // gang with an equal spec, a running gang with an equal spec, start time (unless
+  // `compare_start` is false) and pods (in the same order, GPUs as a set). A caller that
+  // keeps one engine across cycles sends only what fails these
+  // (controllers/engine_sync.h).
+  bool holds(const NodeSpec& node) const;
+  bool holds(const QueueSpec& queue) const;
+  bool holdsPending(const GangSpec& gang) const;
+  bool holdsRunning(const RunningGang& gang, bool compare_start = true) const;
+  // The nodes the engine holds, by name (sorted): to find those a caller no longer has.
+  std::size_t nodeCount() const;
+  std::vector<std::string> nodeNames() const;
   const Policy& policy() const;
 
  private:

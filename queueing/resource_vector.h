@@ -114,6 +114,7 @@ class ResourceNames {
   }
   const std::string& name(std::size_t slot) const { return names_[slot]; }
   std::size_t size() const { return count_; }
+  friend bool operator==(const ResourceNames&, const ResourceNames&) = default;
 
  private:
   std::array<std::string, kMaxResources> names_;

@@ -27,6 +27,7 @@ struct Taint {
   std::string key;
   std::string value;
   TaintEffect effect = TaintEffect::NoSchedule;
+  friend bool operator==(const Taint&, const Taint&) = default;
 };
 
 enum class TolerationOperator { Equal, Exists };
@@ -38,6 +39,7 @@ struct Toleration {
   TolerationOperator op = TolerationOperator::Equal;
   std::string value;
   std::optional<TaintEffect> effect;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 enum class SelectorOperator { In, NotIn, Exists, DoesNotExist };
@@ -47,6 +49,7 @@ struct SelectorRequirement {
   std::string key;
   SelectorOperator op = SelectorOperator::In;
   std::vector<std::string> values;
+  friend bool operator==(const SelectorRequirement&, const SelectorRequirement&) = default;
 };
 
 struct NodeSpec {
@@ -60,6 +63,7 @@ struct NodeSpec {
   // Empty when the node does not describe them. At most 64 GPUs per node.
   std::vector<std::vector<int>> nvlink_islands;
   std::vector<std::vector<int>> numa_nodes;
+  friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
 };
 
 enum class WithinQueuePreemption { Never, LowerPriority };
@@ -89,6 +93,7 @@ struct QueueSpec {
   // Exponentially decayed past allocation (see usage.h), in the units of allocation.
   // Only leaf queues' usage is read.
   ResourceVector decayed_usage;
+  friend bool operator==(const QueueSpec&, const QueueSpec&) = default;
 };
 
 // What one pod asks for and where it may run. Identical pods of a gang share one shape.
@@ -97,6 +102,7 @@ struct PodShape {
   Labels node_selector;                       // every pair must be a node label
   std::vector<SelectorRequirement> affinity;  // required node affinity, all must hold
   std::vector<Toleration> tolerations;
+  friend bool operator==(const PodShape&, const PodShape&) = default;
 };
 
 // `count` identical pods. `min_count < count` makes the pod set elastic: the gang can run
@@ -105,6 +111,11 @@ struct PodSet {
   std::shared_ptr<const PodShape> shape;
   std::int32_t count = 1;
   std::int32_t min_count = 1;
+  // Shapes compare by what they hold: each snapshot makes its own.
+  friend bool operator==(const PodSet& a, const PodSet& b) {
+    const bool same_shape = a.shape == b.shape || (a.shape && b.shape && *a.shape == *b.shape);
+    return same_shape && a.count == b.count && a.min_count == b.min_count;
+  }
 };
 
 enum class TopologyMode { None, Preferred, Required };
@@ -114,6 +125,7 @@ enum class TopologyMode { None, Preferred, Required };
 struct TopologyConstraint {
   TopologyMode mode = TopologyMode::None;
   std::string level;
+  friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
 };
 
 struct GangSpec {
@@ -126,6 +138,7 @@ struct GangSpec {
   bool preemptible = true;
   // Expected run time, when the user gave one; backfill may use it.
   std::optional<Seconds> runtime_estimate;
+  friend bool operator==(const GangSpec&, const GangSpec&) = default;
 };
 
 // One running pod: its pod set, node and the GPU indices it holds on that node.
@@ -133,12 +146,14 @@ struct PodPlacement {
   std::int32_t pod_set = 0;
   std::string node;
   std::vector<int> gpus;
+  friend bool operator==(const PodPlacement&, const PodPlacement&) = default;
 };
 
 struct RunningGang {
   GangSpec spec;
   Seconds start_time = 0;
   std::vector<PodPlacement> pods;  // the number per pod set is its current size
+  friend bool operator==(const RunningGang&, const RunningGang&) = default;
 };
 
 // A whole cluster at one moment: the input of a single stateless cycle.

@@ -12,7 +12,7 @@
 #include "bench/support/memory_probe.h"
 #include "controllers/action_plan.h"
 #include "controllers/cluster_snapshot.h"
-#include "controllers/engine_loader.h"
+#include "controllers/engine_sync.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
 
@@ -167,8 +167,9 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
   const Objects settled = settledCluster(shape);
   result.pods = static_cast<int>(settled.pods.size()) + 1;
   result.gangs = static_cast<int>(settled.pod_groups.size()) + 1;
-  controllers::SnapshotFacts facts;  // kept across cycles, as the operator keeps it
-  queueing::Policy policy;
+  // Kept across cycles, as the operator keeps them.
+  controllers::SnapshotFacts facts;
+  controllers::EngineSync engine{queueing::Policy{}};
   for (int cycle = 0; cycle <= shape.cycles; ++cycle) {
     // A new 1-GPU job in the guaranteed queue; the previous one is gone.
     const auto t = kStart + 100 + cycle;
@@ -187,13 +188,15 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
     options.facts = &facts;
     auto cluster = controllers::buildClusterSnapshot(objects, options);
     const double built = threadCpuMs();
-    auto loaded = controllers::loadEngine(cluster, policy);
+    auto refused = engine.sync(cluster);
     const double loaded_at = threadCpuMs();
-    auto decisions = loaded.engine.schedule(t);
+    auto decisions = engine.engine().schedule(t);
     const double scheduled = threadCpuMs();
     auto plan = controllers::planActions(decisions, cluster, t);
     const double planned = threadCpuMs();
-    if (cycle == 0) continue;  // filled the facts
+    if (cycle == 0) continue;  // filled the facts and loaded the engine
+    result.refused += refused.size();
+    result.gangs_resent += engine.lastSync().gangs_added;
     result.snapshot_ms.push_back(built - start);
     result.load_ms.push_back(loaded_at - built);
     result.schedule_ms.push_back(scheduled - loaded_at);
@@ -221,14 +224,16 @@ std::string describe(const CycleBenchResult& r) {
                        percentile(samples, 0.99));
   };
   row("snapshot (buildClusterSnapshot)", r.snapshot_ms);
-  row("engine load (loadEngine)", r.load_ms);
+  row("engine sync (EngineSync::sync)", r.load_ms);
   row("schedule", r.schedule_ms);
   row("action plan", r.plan_ms);
   row("cycle", r.total_ms);
   out += fmt::format(
       "\n- cycles that admitted the new job by preempting one borrowing pod: {} of {}\n"
+      "- gangs sent to the engine again, a cycle: {:.1f}; objects refused: {}\n"
       "- peak RSS: {:.0f} MiB\n",
       r.cycles_that_reclaimed, r.shape.cycles,
+      static_cast<double>(r.gangs_resent) / std::max(1, r.shape.cycles), r.refused,
       static_cast<double>(r.peak_rss_bytes) / (1024.0 * 1024.0));
   return out;
 }

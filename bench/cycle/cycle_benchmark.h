@@ -1,11 +1,13 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 // The scheduler loop's cycle without the API: the snapshot built from objects in memory
 // (as the operator builds it from its informer caches, with the facts of unchanged objects
-// kept between cycles), the engine loaded from it, one schedule() and the action plan.
+// kept between cycles), the engine kept from the previous cycle brought to it
+// (EngineSync), one schedule() and the action plan.
 //
 // The cluster is the one `troupe bench scheduler` leaves behind when it times a reclaim:
 // every object bound and running (single-pod CPU jobs, gangs of CPU pods, and one 8-GPU
@@ -29,11 +31,13 @@ struct CycleBenchResult {
   int pods = 0;
   int gangs = 0;
   std::vector<double> snapshot_ms;  // buildClusterSnapshot
-  std::vector<double> load_ms;      // loadEngine
+  std::vector<double> load_ms;      // EngineSync::sync (the first cycle loads the engine)
   std::vector<double> schedule_ms;  // Engine::schedule
   std::vector<double> plan_ms;      // planActions
   std::vector<double> total_ms;
   int cycles_that_reclaimed = 0;  // cycles whose plan bound the new job after one preemption
+  std::size_t gangs_resent = 0;   // gangs the timed cycles' syncs sent to the engine
+  std::size_t refused = 0;        // objects the engine refused (none, in this cluster)
   long long peak_rss_bytes = 0;
 };
 
