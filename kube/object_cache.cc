@@ -1,17 +1,24 @@
 #include "kube/object_cache.h"
 
+#include <algorithm>
 #include <mutex>
+#include <string_view>
 
 #include "common/check.h"
 
 namespace troupe::kube {
 namespace {
 
-std::string stringAt(const nlohmann::json& object, const char* section, const char* key) {
+std::string_view viewAt(const nlohmann::json& object, const char* section, const char* key) {
   auto s = object.find(section);
   if (s == object.end() || !s->is_object()) return {};
   auto v = s->find(key);
-  return v != s->end() && v->is_string() ? v->get<std::string>() : std::string{};
+  return v != s->end() && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
+                                         : std::string_view{};
+}
+
+std::string stringAt(const nlohmann::json& object, const char* section, const char* key) {
+  return std::string(viewAt(object, section, key));
 }
 
 }  // namespace
@@ -22,6 +29,21 @@ std::string objectKey(const std::string& ns, const std::string& name) {
 
 std::string objectKey(const nlohmann::json& object) {
   return objectKey(stringAt(object, "metadata", "namespace"), stringAt(object, "metadata", "name"));
+}
+
+int compareObjectKey(const nlohmann::json& object, std::string_view key) {
+  const auto ns = viewAt(object, "metadata", "namespace");
+  const auto name = viewAt(object, "metadata", "name");
+  // objectKey(object) compared piece by piece: "<namespace>", "/", "<name>".
+  const std::string_view pieces[] = {ns, ns.empty() ? "" : "/", name};
+  std::size_t at = 0;
+  for (const auto piece : pieces) {
+    const std::size_t n = std::min(piece.size(), key.size() - at);
+    if (const int c = piece.substr(0, n).compare(key.substr(at, n)); c != 0) return c;
+    if (n < piece.size()) return 1;  // the key ended first
+    at += n;
+  }
+  return at == key.size() ? 0 : -1;
 }
 
 IndexFunction indexByNodeName() {

@@ -8,6 +8,7 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // A thread-safe store of the objects an informer has seen, keyed "<namespace>/<name>"
@@ -24,6 +25,8 @@ using IndexFunction = std::function<std::vector<std::string>(const nlohmann::jso
 // "<namespace>/<name>" or "<name>".
 std::string objectKey(const nlohmann::json& object);
 std::string objectKey(const std::string& ns, const std::string& name);
+// objectKey(object).compare(key), without building the key: negative, zero or positive.
+int compareObjectKey(const nlohmann::json& object, std::string_view key);
 
 // Pods by spec.nodeName (unbound pods are not indexed).
 IndexFunction indexByNodeName();

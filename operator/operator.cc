@@ -542,10 +542,11 @@ struct Operator::Runtime {
     const std::size_t n = objects.pods.size();
     for (auto it = assumed.begin(); it != assumed.end();) {
       const auto rest = std::views::iota(lo, n);
-      const auto found = std::ranges::partition_point(
-          rest, [&](std::size_t i) { return kube::objectKey(objects.pods[i]) < it->first; });
+      const auto found = std::ranges::partition_point(rest, [&](std::size_t i) {
+        return kube::compareObjectKey(objects.pods[i], it->first) < 0;
+      });
       const std::size_t first = found == rest.end() ? n : *found;
-      if (first == n || kube::objectKey(objects.pods[first]) != it->first) {
+      if (first == n || kube::compareObjectKey(objects.pods[first], it->first) != 0) {
         it = assumed.erase(it);  // gone from the cache: nothing left to assume
         continue;
       }

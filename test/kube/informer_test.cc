@@ -184,6 +184,16 @@ TEST_CASE("the object cache files objects under their index values and in key or
   CHECK(cache.byIndex("namespace", "a").size() == 1);
   CHECK(cache.byIndex("no-such-index", "a").empty());
   CHECK(objectKey(json{{"metadata", {{"name", "gpu-node-1"}}}}) == "gpu-node-1");
+  // compareObjectKey orders objects as their keys do, without building them.
+  const json pod{{"metadata", {{"namespace", "ml"}, {"name", "train-1"}}}};
+  const json node{{"metadata", {{"name", "gpu-node-1"}}}};
+  for (const std::string key : {"ml/train-1", "ml/train-10", "ml/train", "ml", "ml-x/a", "ml/", "m",
+                                "", "gpu-node-1", "gpu-node-10", "gpu-node-", "zz"}) {
+    INFO(key);
+    auto sign = [](int c) { return (c > 0) - (c < 0); };
+    CHECK(sign(compareObjectKey(pod, key)) == sign(objectKey(pod).compare(key)));
+    CHECK(sign(compareObjectKey(node, key)) == sign(objectKey(node).compare(key)));
+  }
 }
 
 TEST_CASE(
