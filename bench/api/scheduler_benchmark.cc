@@ -13,6 +13,7 @@
 #include "bench/api/pod_bind_tracker.h"
 #include "bench/api/serve_child.h"
 #include "bench/support/generated_cluster.h"
+#include "bench/support/scheduler_workload.h"
 
 namespace troupe::bench {
 namespace {
@@ -28,41 +29,7 @@ int64_t nowNs() {
       .count();
 }
 
-json queue(const std::string& name, int guaranteed_gpus) {
-  json q = {{"apiVersion", "troupe.dev/v1alpha1"},
-            {"kind", "Queue"},
-            {"metadata", {{"name", name}}},
-            {"spec", json::object()}};
-  if (guaranteed_gpus > 0) {
-    q["spec"]["resources"] = {{"nvidia.com/gpu", {{"guaranteed", guaranteed_gpus}}}};
-    q["spec"]["preemption"] = {{"reclaim", true}};
-  }
-  return q;
-}
-
-// A TrainingJob of `replicas` pods that run until deleted, each asking for `gpus` GPUs or,
-// with none, for one CPU. GPU pods ask for no CPU: the CPU pods of the earlier phases are
-// packed onto few nodes, whose CPUs they fill. Pods die at once when deleted, so a
-// reclaim waits on no grace period.
-json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {
-  json resources = gpus > 0 ? json{{"limits", {{"nvidia.com/gpu", gpus}}}}
-                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
-  return {{"apiVersion", "troupe.dev/v1alpha1"},
-          {"kind", "TrainingJob"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"queue", queue_name},
-            {"replicas", replicas},
-            {"template",
-             {{"spec",
-               {{"restartPolicy", "Never"},
-                {"terminationGracePeriodSeconds", 0},
-                {"containers", json::array({{{"name", "main"},
-                                             {"image", "registry.example.com/train:1"},
-                                             {"resources", resources}}})}}}}}}}};
-}
-
-// The pod template of trainingJob(), for a pod of the benchmark's own PodGroup.
+// The pod template of trainingJobObject(), for a pod of the benchmark's own PodGroup.
 json plainPod(const std::string& group, int index, int gpus) {
   json resources = gpus > 0 ? json{{"limits", {{"nvidia.com/gpu", gpus}}}}
                             : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
@@ -85,7 +52,7 @@ Status createJob(kube::KubeClient& client, BenchWorkload workload, const std::st
                  const std::string& queue_name, int replicas, int gpus) {
   if (workload == BenchWorkload::TrainingJobs) {
     auto made = client.create(kube::resources::kTrainingJobs, kNamespace,
-                              trainingJob(name, queue_name, replicas, gpus), {});
+                              trainingJobObject(name, queue_name, replicas, gpus), {});
     if (!made) return Status(made.error());
     return Status();
   }
@@ -252,7 +219,7 @@ Result<SchedulerBenchResult> runSchedulerBench(
   // One big queue for the throughput phases; a borrower and an owner for the reclaim.
   for (const auto& [name, gpus] : std::vector<std::pair<std::string, int>>{
            {"bench", 0}, {"borrower", 0}, {"owner", kGpusPerNode}}) {
-    if (auto made = client.create(kube::resources::kQueues, "", queue(name, gpus), {}); !made)
+    if (auto made = client.create(kube::resources::kQueues, "", queueObject(name, gpus), {}); !made)
       return made.error();
   }
   auto tracker = PodBindTracker::start(client, kNamespace);

@@ -10,6 +10,7 @@
 #include "bench/support/generated_cluster.h"
 #include "bench/support/machine_info.h"
 #include "bench/support/memory_probe.h"
+#include "bench/support/scheduler_workload.h"
 #include "controllers/action_plan.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/engine_sync.h"
@@ -32,36 +33,12 @@ double threadCpuMs() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-json queue(const std::string& name, int guaranteed_gpus) {
-  json q = {{"apiVersion", api::kApiVersion},
-            {"kind", api::kQueueKind},
-            {"metadata", {{"name", name}, {"uid", "uid-queue-" + name}}},
-            {"spec", json::object()}};
-  if (guaranteed_gpus > 0) {
-    q["spec"]["resources"] = {{api::kGpuResource, {{"guaranteed", guaranteed_gpus}}}};
-    q["spec"]["preemption"] = {{"reclaim", true}};
-  }
-  return q;
-}
-
-// The TrainingJob of `troupe bench scheduler`: `replicas` pods of `gpus` GPUs, or of one
-// CPU without GPUs.
+// The benchmark's TrainingJob in its namespace, with the uid the server gives it.
 json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {
-  json resources = gpus > 0 ? json{{"limits", {{api::kGpuResource, gpus}}}}
-                            : json{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
-  return {{"apiVersion", api::kApiVersion},
-          {"kind", api::kTrainingJobKind},
-          {"metadata", {{"name", name}, {"namespace", kNamespace}, {"uid", "uid-job-" + name}}},
-          {"spec",
-           {{"queue", queue_name},
-            {"replicas", replicas},
-            {"template",
-             {{"spec",
-               {{"restartPolicy", "Never"},
-                {"terminationGracePeriodSeconds", 0},
-                {"containers", json::array({{{"name", "main"},
-                                             {"image", "registry.example.com/train:1"},
-                                             {"resources", resources}}})}}}}}}}};
+  json job = trainingJobObject(name, queue_name, replicas, gpus);
+  job["metadata"]["namespace"] = kNamespace;
+  job["metadata"]["uid"] = "uid-job-" + name;
+  return job;
 }
 
 // The objects the API would hold for a job: its PodGroup and pods, as the TrainingJob
@@ -109,7 +86,7 @@ Objects settledCluster(const CycleBenchShape& shape) {
     out.nodes.push_back(std::make_shared<const json>(std::move(node)));
   for (const auto* name : {"bench", "borrower", "owner"})
     out.queues.push_back(
-        std::make_shared<const json>(queue(name, std::string(name) == "owner" ? 8 : 0)));
+        std::make_shared<const json>(queueObject(name, std::string(name) == "owner" ? 8 : 0)));
   // CPU pods fill nodes in order, 94 to a node, as the engine packs them.
   int cpu_pods = 0;
   auto addCpuJob = [&](const std::string& name, int replicas) {
