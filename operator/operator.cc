@@ -28,6 +28,7 @@
 #include "controllers/queue_status.h"
 #include "controllers/queue_tree.h"
 #include "controllers/resources.h"
+#include "controllers/scheduling_inputs.h"
 #include "controllers/training_job_plan.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
@@ -202,17 +203,22 @@ struct Operator::Runtime {
     // A pod's event reconciles its job and group a moment later: a gang's pods are bound,
     // start and finish together, and one reconcile (one status write) then covers the
     // burst instead of one per member. The scheduling cycle is not delayed.
-    auto onPod = [this](const ObjectPtr& p) {
+    // Adds and deletes always ask for a scheduling cycle; an update only when it changes
+    // what the cycle reads (controllers/scheduling_inputs.h).
+    auto onPod = [this](const ObjectPtr& p, bool schedule) {
       auto job = ctl::label(*p, api::kJobNameLabel);
       if (!job.empty())
         queue.addAfter(kJobPrefix + ctl::namespaceOf(*p) + "/" + job, kPodEventCoalescing);
       auto group = ctl::label(*p, api::kPodGroupLabel);
       if (!group.empty())
         queue.addAfter(kGroupPrefix + ctl::namespaceOf(*p) + "/" + group, kPodEventCoalescing);
-      schedule_requested = true;
+      if (schedule) schedule_requested = true;
     };
-    informer("pods").addHandlers(
-        {onPod, [onPod](const ObjectPtr&, const ObjectPtr& n) { onPod(n); }, onPod});
+    informer("pods").addHandlers({[onPod](const ObjectPtr& p) { onPod(p, true); },
+                                  [onPod](const ObjectPtr& o, const ObjectPtr& n) {
+                                    onPod(n, ctl::podUpdateMatters(*o, *n));
+                                  },
+                                  [onPod](const ObjectPtr& p) { onPod(p, true); }});
     auto onJob = [this](const ObjectPtr& j) { queue.add(kJobPrefix + ctl::keyOf(*j)); };
     // A new job's first reconcile (its PodGroup and pods) goes ahead of the status
     // bookkeeping of older jobs: it is what its user, and a reclaim, waits for.
@@ -220,18 +226,26 @@ struct Operator::Runtime {
     informer("trainingjobs")
         .addHandlers(
             {onNewJob, [onJob](const ObjectPtr&, const ObjectPtr& n) { onJob(n); }, onJob});
-    auto onGroup = [this](const ObjectPtr& g) {
+    auto onGroup = [this](const ObjectPtr& g, bool schedule) {
       queue.add(kGroupPrefix + ctl::keyOf(*g));
       auto owner = ctl::controllerOf(*g);
       if (owner && owner->kind == api::kTrainingJobKind)
         queue.add(kJobPrefix + ctl::namespaceOf(*g) + "/" + owner->name);
-      schedule_requested = true;
+      if (schedule) schedule_requested = true;
     };
     informer("podgroups")
-        .addHandlers(
-            {onGroup, [onGroup](const ObjectPtr&, const ObjectPtr& n) { onGroup(n); }, onGroup});
+        .addHandlers({[onGroup](const ObjectPtr& g) { onGroup(g, true); },
+                      [onGroup](const ObjectPtr& o, const ObjectPtr& n) {
+                        onGroup(n, ctl::podGroupUpdateMatters(*o, *n));
+                      },
+                      [onGroup](const ObjectPtr& g) { onGroup(g, true); }});
     auto onOther = [this](const ObjectPtr&) { schedule_requested = true; };
-    for (const char* name : {"nodes", "queues", "priorityclasses"}) {
+    informer("nodes").addHandlers({onOther,
+                                   [this](const ObjectPtr& o, const ObjectPtr& n) {
+                                     if (ctl::nodeUpdateMatters(*o, *n)) schedule_requested = true;
+                                   },
+                                   onOther});
+    for (const char* name : {"queues", "priorityclasses"}) {
       informer(name).addHandlers(
           {onOther, [onOther](const ObjectPtr&, const ObjectPtr& n) { onOther(n); }, onOther});
     }

@@ -1,0 +1,60 @@
+#include "controllers/scheduling_inputs.h"
+
+#include <string>
+
+namespace troupe::controllers {
+namespace {
+
+using Json = nlohmann::json;
+
+// The member `key` of `object`, or null.
+const Json& member(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+bool sameMember(const Json& a, const Json& b, const char* section, const char* key) {
+  return member(member(a, section), key) == member(member(b, section), key);
+}
+
+bool terminal(const Json& object) {
+  const Json& phase = member(member(object, "status"), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+// The common part: labels, annotations, deletion, spec, terminal phase.
+bool metadataOrSpecDiffers(const Json& before, const Json& after) {
+  return !sameMember(before, after, "metadata", "labels") ||
+         !sameMember(before, after, "metadata", "annotations") ||
+         !sameMember(before, after, "metadata", "deletionTimestamp") ||
+         member(before, "spec") != member(after, "spec") || terminal(before) != terminal(after);
+}
+
+std::string readyStatus(const Json& node) {
+  const Json& conditions = member(member(node, "status"), "conditions");
+  if (!conditions.is_array()) return {};
+  for (const auto& c : conditions)
+    if (member(c, "type") == "Ready")
+      return member(c, "status").is_string() ? member(c, "status").get<std::string>() : "";
+  return {};
+}
+
+}  // namespace
+
+bool podUpdateMatters(const Json& before, const Json& after) {
+  return metadataOrSpecDiffers(before, after);
+}
+
+bool podGroupUpdateMatters(const Json& before, const Json& after) {
+  return metadataOrSpecDiffers(before, after);
+}
+
+bool nodeUpdateMatters(const Json& before, const Json& after) {
+  return metadataOrSpecDiffers(before, after) ||
+         !sameMember(before, after, "status", "allocatable") ||
+         readyStatus(before) != readyStatus(after);
+}
+
+}  // namespace troupe::controllers
