@@ -18,11 +18,14 @@
 // (Engine::holds) rather than a copy of the last snapshot, so what the engine assumed in
 // its last cycle (admissions, preemptions and resizes the runtime may not have carried
 // out) is compared like anything else: after sync() the engine holds exactly the
-// snapshot's nodes, queues and gangs, as a freshly loaded one would (but for the start of
-// a gang whose pods have not reported theirs, ClusterSnapshot::running_started), and its
-// own memory
+// snapshot's nodes, queues and gangs, as a freshly loaded one would, and its own memory
 // between cycles (placement caches, reservations, explanations) is kept for what did not
-// change.
+// change. Two differences from a fresh load, both on purpose:
+// - a running gang none of whose pods reported its start keeps the start the engine
+//   holds (ClusterSnapshot::running_started), where a fresh load takes `now`;
+// - a node that shrank below what the running pods on it hold keeps those pods and counts
+//   as full (Engine::upsertNode), where a fresh load refuses the gang whose pod no longer
+//   fits and would offer the capacity it still holds to others.
 //
 // A fresh engine is loaded (loadEngine) on the first sync, when the resource slots
 // changed (the snapshot's ResourceNames: every vector would mean something else), and when
