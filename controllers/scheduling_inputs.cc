@@ -57,4 +57,9 @@ bool nodeUpdateMatters(const Json& before, const Json& after) {
          readyStatus(before) != readyStatus(after);
 }
 
+bool queueUpdateMatters(const Json& before, const Json& after) {
+  return member(before, "spec") != member(after, "spec") ||
+         !sameMember(before, after, "metadata", "deletionTimestamp");
+}
+
 }  // namespace troupe::controllers

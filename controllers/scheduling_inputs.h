@@ -24,4 +24,9 @@ bool podGroupUpdateMatters(const nlohmann::json& before, const nlohmann::json& a
 // heartbeat does not count).
 bool nodeUpdateMatters(const nlohmann::json& before, const nlohmann::json& after);
 
+// Queues: spec and deletion. The operator writes each queue's status after the cycles that
+// change its allocation and mirrors its decayed usage into an annotation; neither is read
+// back by the snapshot (the usage comes from the state store).
+bool queueUpdateMatters(const nlohmann::json& before, const nlohmann::json& after);
+
 }  // namespace troupe::controllers

@@ -245,10 +245,15 @@ struct Operator::Runtime {
                                      if (ctl::nodeUpdateMatters(*o, *n)) schedule_requested = true;
                                    },
                                    onOther});
-    for (const char* name : {"queues", "priorityclasses"}) {
-      informer(name).addHandlers(
-          {onOther, [onOther](const ObjectPtr&, const ObjectPtr& n) { onOther(n); }, onOther});
-    }
+    informer("queues").addHandlers({onOther,
+                                    [this](const ObjectPtr& o, const ObjectPtr& n) {
+                                      if (ctl::queueUpdateMatters(*o, *n))
+                                        schedule_requested = true;
+                                    },
+                                    onOther});
+    informer("priorityclasses")
+        .addHandlers(
+            {onOther, [onOther](const ObjectPtr&, const ObjectPtr& n) { onOther(n); }, onOther});
     auto onService = [this](const ObjectPtr& s) {
       auto owner = ctl::controllerOf(*s);
       if (owner && owner->kind == api::kTrainingJobKind)

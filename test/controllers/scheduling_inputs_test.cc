@@ -56,3 +56,17 @@ TEST_CASE("a PodGroup or node update asks for a cycle only when the cycle would 
   cordoned["spec"]["unschedulable"] = true;
   CHECK(nodeUpdateMatters(ready, cordoned));
 }
+
+TEST_CASE("a Queue update asks for a cycle only when its spec or deletion changes",
+          "[controllers][scheduling-inputs]") {
+  const Json team = queue("team-a").guaranteedGpus(8);
+  Json with_status = team;
+  with_status["status"] = {{"allocated", {{"nvidia.com/gpu", "8"}}}, {"admitted", 2}};
+  with_status["metadata"]["annotations"] = {{"troupe.dev/decayed-usage", "{}"}};
+  CHECK_FALSE(queueUpdateMatters(team, with_status));  // the operator's own writes
+  CHECK(queueUpdateMatters(team, queue("team-a").guaranteedGpus(16)));
+  CHECK(queueUpdateMatters(team, queue("team-a").guaranteedGpus(8).parent("org")));
+  Json deleting = team;
+  deleting["metadata"]["deletionTimestamp"] = "2026-11-24T07:05:00Z";
+  CHECK(queueUpdateMatters(team, deleting));
+}
