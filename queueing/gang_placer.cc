@@ -22,9 +22,13 @@ class Placer {
     }
   }
 
-  bool blocked(NodeId n) const {
+  bool blocked(NodeId n) const { return !st_.nodes[n].usable() || blockedIfUsable(n); }
+
+  // blocked() for a node known to be usable: every node of a class's `eligible` list is,
+  // since the list is rebuilt whenever a node changes (node_epoch). usable() reads the
+  // node's spec, a cache line a scan over thousands of nodes otherwise never touches.
+  bool blockedIfUsable(NodeId n) const {
     const NodeState& node = st_.nodes[n];
-    if (!node.usable()) return true;
     if (o_.only_level >= 0 &&
         node.domain[static_cast<std::size_t>(o_.only_level)] != o_.only_domain)
       return true;
@@ -47,6 +51,18 @@ class Placer {
   std::int64_t podsFit(NodeId n, const ResourceVector& req, std::int64_t cap) {
     std::int64_t k = free(n).copiesOf(req, cap);
     if (req[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(gpus(n)) / req[kGpu]);
+    return std::max<std::int64_t>(k, 0);
+  }
+
+  // podsFit() before this placement has put any pod anywhere: read from the node itself,
+  // without copying it into the scratch overlay (a scan visits every eligible node, and
+  // the copies cost more than the test).
+  std::int64_t podsFitUntouched(NodeId n, const ResourceVector& req, std::int64_t cap) const {
+    const NodeState& node = st_.nodes[n];
+    std::int64_t k = (o_.empty_cluster ? node.spec.allocatable : node.free).copiesOf(req, cap);
+    if (req[kGpu] > 0)
+      k = std::min<std::int64_t>(
+          k, std::popcount(o_.empty_cluster ? node.all_gpus : node.free_gpus) / req[kGpu]);
     return std::max<std::int64_t>(k, 0);
   }
 
@@ -143,20 +159,29 @@ class Placer {
     std::int64_t total = 0;
     // On free capacity, runs of nodes none of which has the GPUs of one pod are skipped.
     const std::int64_t skip_below = o_.empty_cluster ? 0 : req[kGpu];
+    // The levels' tallies, as plain pointers for the loop below.
+    std::array<std::int32_t, kMaxLevels> tally_level{};
+    std::array<std::int64_t*, kMaxLevels> tally{};
+    std::size_t tallies = 0;
+    for (std::int32_t l : levels_) {
+      if (l < 0) continue;
+      tally_level[tallies] = l;
+      tally[tallies++] = st_.scratch_domain_pods[static_cast<std::size_t>(l)].data();
+    }
     const auto& eligible = cls.eligible;
+    cand.reserve(eligible.size());
     for (std::size_t i = st_.skipFullChunks(eligible, 0, skip_below); i < eligible.size();
          i = st_.skipFullChunks(eligible, i + 1, skip_below)) {
       const NodeId n = eligible[i];
-      if (blocked(n)) continue;
-      const std::int64_t k = podsFit(n, req, want);
+      if (blockedIfUsable(n)) continue;
+      const std::int64_t k = podsFitUntouched(n, req, want);
       if (k == 0) continue;
       cand.emplace_back(n, k);
       total += k;
-      for (std::int32_t l : levels_) {
-        if (l < 0) continue;
-        const std::int32_t d = st_.nodes[n].domain[static_cast<std::size_t>(l)];
-        if (d >= 0)
-          st_.scratch_domain_pods[static_cast<std::size_t>(l)][static_cast<std::size_t>(d)] += k;
+      const NodeState& node = st_.nodes[n];
+      for (std::size_t t = 0; t < tallies; ++t) {
+        const std::int32_t d = node.domain[static_cast<std::size_t>(tally_level[t])];
+        if (d >= 0) tally[t][d] += k;
       }
     }
     // The largest domain at the gang's own level, for explanations.
@@ -193,8 +218,13 @@ class Placer {
             best = static_cast<std::int32_t>(d);
         }
         if (best < 0) continue;
-        for (const auto& [n, k] : cand)
-          if (st_.nodes[n].domain[static_cast<std::size_t>(l)] == best) nodes.push_back(n);
+        // The candidates in that domain, from its own list (tens of nodes) rather than a
+        // pass over every candidate: the same set, the order is set by orderForPacking.
+        for (NodeId n :
+             st_.domains[static_cast<std::size_t>(l)].nodes[static_cast<std::size_t>(best)])
+          if (n < cls.allows.size() && cls.allows[n] && !blocked(n) &&
+              podsFitUntouched(n, req, want) > 0)
+            nodes.push_back(n);
       }
       orderForPacking(nodes, req);
       std::vector<Pod> pods;
