@@ -82,11 +82,15 @@ int runScheduler(const SchedulerBenchOptions& options) {
                "--timeout, --reclaim-wait and --sim-speed must be >= 1\n");
     return 2;
   }
+  if (options.backlog < 0) {
+    fmt::print(stderr, "troupe bench scheduler: --backlog must be >= 0 (0: no backlog phase)\n");
+    return 2;
+  }
   fmt::print("# troupe bench scheduler\n\n");
   fmt::print("- machine: {}\n", describeMachine());
   fmt::print(
       "- server: troupe serve with the in-process operator, simulated kubelets {}, on 127.0.0.1 "
-      "(HTTPS, SQLite); {} nodes x 8 GPUs, 16 nodes a rack; one queue\n",
+      "(HTTPS, SQLite); {} nodes x 8 GPUs, 16 nodes a rack\n",
       options.kubelets ? fmt::format("on (sim speed {})", options.sim_speed) : "off",
       options.nodes);
   fmt::print(
@@ -107,6 +111,8 @@ int runScheduler(const SchedulerBenchOptions& options) {
   fmt::print("{}", schedulerMarkdownHeader());
   fmt::print("{}", schedulerMarkdownRow(result->single));
   fmt::print("{}", schedulerMarkdownRow(result->gangs));
+  const bool backlog_run = result->backlog.jobs > 0;
+  if (backlog_run) fmt::print("{}", schedulerMarkdownRow(result->backlog));
   fmt::print("\n- reclaim: the borrowing queue held {} of {} GPUs in 8-GPU pods\n",
              result->borrower_pods_bound * 8, result->gpus);
   for (const auto* attempt : {&result->one_gpu, &result->one_node}) {
@@ -124,7 +130,8 @@ int runScheduler(const SchedulerBenchOptions& options) {
              static_cast<double>(result->rss_bytes) / kMiB,
              static_cast<double>(result->hwm_bytes) / kMiB);
   fmt::print("\nTargets:\n");
-  for (const auto* phase : {&result->single, &result->gangs}) {
+  for (const auto* phase : {&result->single, &result->gangs, &result->backlog}) {
+    if (phase->jobs == 0) continue;
     fmt::print("- {}: {:.0f} pods bound/s (target >= {:.0f}/s): {}\n", phase->name,
                phase->pods_bound_per_second, kBoundPerSecondTarget,
                verdict(phase->bound == phase->pods &&
@@ -139,7 +146,8 @@ int runScheduler(const SchedulerBenchOptions& options) {
                full ? verdict(attempt->bound && attempt->ms < kReclaimTargetMs)
                     : "not measured (the borrowing queue did not fill the cluster in time)");
   }
-  if (result->single.bound != result->single.pods || result->gangs.bound != result->gangs.pods) {
+  if (result->single.bound != result->single.pods || result->gangs.bound != result->gangs.pods ||
+      result->backlog.bound != result->backlog.pods) {
     fmt::print(stderr, "troupe bench scheduler: not every pod was bound before the timeout\n");
     return 1;
   }
@@ -182,6 +190,10 @@ void addApiBenchCommands(CLI::App& bench) {
   scheduler_cmd->add_option("--gangs", scheduler->gangs, "Gang TrainingJobs")
       ->capture_default_str();
   scheduler_cmd->add_option("--gang-size", scheduler->gang_size, "Pods of each gang")
+      ->capture_default_str();
+  scheduler_cmd
+      ->add_option("--backlog", scheduler->backlog,
+                   "Single-pod jobs held in a queue at its limit, then released at once (0: none)")
       ->capture_default_str();
   scheduler_cmd->add_option("--threads", scheduler->threads, "Client connections creating jobs")
       ->capture_default_str();

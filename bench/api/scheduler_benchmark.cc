@@ -71,6 +71,34 @@ Status createJob(kube::KubeClient& client, BenchWorkload workload, const std::st
 
 int jobIndex(const std::string& job) { return std::stoi(job.substr(job.find('-') + 1)); }
 
+// Waits until every pod of `phase` is bound (or the timeout) and times each from its
+// job's moment in `from_ns` (indexed by the job's number) to its bind; `first_ns` starts the
+// phase's clock.
+void measureBinds(PodBindTracker& tracker, const SchedulerBenchOptions& options,
+                  const std::string& group, const std::vector<int64_t>& from_ns, int64_t first_ns,
+                  SchedulingPhase& phase,
+                  const std::function<void(const std::string&)>& on_progress) {
+  const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
+  for (;;) {
+    phase.bound = tracker.waitForBound(group, phase.pods,
+                                       std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+    if (phase.bound >= phase.pods || Clock::now() >= deadline) break;
+    on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
+  }
+  std::vector<double> latency_ms;
+  int64_t last_ns = first_ns;
+  for (const auto& bind : tracker.binds(group)) {
+    int index = jobIndex(bind.job);
+    if (index < 0 || index >= phase.jobs) continue;
+    latency_ms.push_back(
+        static_cast<double>(bind.at_ns - from_ns[static_cast<std::size_t>(index)]) / 1e6);
+    last_ns = std::max(last_ns, bind.at_ns);
+  }
+  phase.seconds = static_cast<double>(last_ns - first_ns) / 1e9;
+  phase.pods_bound_per_second = phase.seconds > 0 ? phase.bound / phase.seconds : 0;
+  phase.create_to_bound = summarize(std::move(latency_ms));
+}
+
 // Creates `jobs` jobs named <group>-<i> from `threads` connections and waits until all
 // their pods are bound; times each pod from its job's create to its bind.
 Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
@@ -91,26 +119,62 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   if (!run) return run.error();
   phase.jobs_created_per_second = jobs / run->seconds;
   on_progress(fmt::format("{} jobs created in {:.1f} s", jobs, run->seconds));
+  measureBinds(tracker, options, group, created_ns, first_ns, phase, on_progress);
+  return phase;
+}
+
+// The backlog: `options.backlog` single-pod jobs named h-<i> wait in queue `held`, whose
+// limit of 0 CPUs admits none of them, until the operator counts them all pending; then
+// one patch lifts the limit, as an administrator raising a team's quota would, and every
+// pod is timed from that patch to its bind. The creates are off the clock: this is the
+// scheduler draining a queue, as kube-scheduler's benchmark binds pods that an idle
+// client already created.
+Result<SchedulingPhase> runBacklogPhase(
+    ServeChild& server, PodBindTracker& tracker, const SchedulerBenchOptions& options,
+    const std::function<void(const std::string&)>& on_progress) {
+  SchedulingPhase phase;
+  phase.name = kBacklogPhaseName;
+  phase.jobs = options.backlog;
+  phase.pods = options.backlog;
+  const int64_t create_start_ns = nowNs();
+  auto run = runParallel(server, options.threads, phase.jobs, [&](kube::KubeClient& client, int i) {
+    return createJob(client, options.workload, fmt::format("h-{}", i), "held", 1, 0);
+  });
+  if (!run) return run.error();
+  phase.jobs_created_per_second = phase.jobs / run->seconds;
+  on_progress(fmt::format("{} held jobs created in {:.1f} s", phase.jobs, run->seconds));
+  const kube::ObjectRef held{kube::resources::kQueues, "", "held", ""};
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
-  for (;;) {
-    phase.bound = tracker.waitForBound(group, phase.pods,
-                                       std::min(deadline, Clock::now() + std::chrono::seconds(10)));
-    if (phase.bound >= phase.pods || Clock::now() >= deadline) break;
-    on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
+  for (int64_t pending = -1, last_said = -1;;) {
+    auto queue = server.client().get(held);
+    if (!queue) return queue.error();
+    pending = queue->value(json::json_pointer("/status/pending"), int64_t{-1});
+    if (pending >= phase.jobs) break;
+    if (Clock::now() >= deadline)
+      return Error{
+          ErrorCode::Timeout, "",
+          fmt::format(
+              "the operator counted {} of {} held jobs pending after {} s (started {:.1f} s ago)",
+              pending, phase.jobs, options.timeout_seconds,
+              static_cast<double>(nowNs() - create_start_ns) / 1e9)};
+    if (pending / 1000 != last_said / 1000) {
+      on_progress(fmt::format("{} of {} held jobs pending", pending, phase.jobs));
+      last_said = pending;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  auto binds = tracker.binds(group);
-  std::vector<double> latency_ms;
-  int64_t last_ns = first_ns;
-  for (const auto& bind : binds) {
-    int index = jobIndex(bind.job);
-    if (index < 0 || index >= jobs) continue;
-    latency_ms.push_back(
-        static_cast<double>(bind.at_ns - created_ns[static_cast<std::size_t>(index)]) / 1e6);
-    last_ns = std::max(last_ns, bind.at_ns);
-  }
-  phase.seconds = static_cast<double>(last_ns - first_ns) / 1e9;
-  phase.pods_bound_per_second = phase.seconds > 0 ? phase.bound / phase.seconds : 0;
-  phase.create_to_bound = summarize(std::move(latency_ms));
+  if (tracker.bound("h") != 0)
+    return Error{ErrorCode::Internal, "",
+                 fmt::format("{} held pods were bound before the release: the queue's limit did "
+                             "not hold them",
+                             tracker.bound("h"))};
+  const int64_t release_ns = nowNs();
+  auto lifted = server.client().patch(held, json{{"spec", {{"resources", nullptr}}}}, {});
+  if (!lifted) return lifted.error();
+  on_progress("limit lifted");
+  measureBinds(tracker, options, "h",
+               std::vector<int64_t>(static_cast<std::size_t>(phase.jobs), release_ns), release_ns,
+               phase, on_progress);
   return phase;
 }
 
@@ -216,12 +280,16 @@ Result<SchedulerBenchResult> runSchedulerBench(
   json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
   if (auto made = client.create(kube::resources::kNamespaces, "", ns, {}); !made)
     return made.error();
-  // One big queue for the throughput phases; a borrower and an owner for the reclaim.
+  // One big queue for the throughput phases; a borrower and an owner for the reclaim; one
+  // that admits nothing until its limit is lifted, for the backlog.
   for (const auto& [name, gpus] : std::vector<std::pair<std::string, int>>{
            {"bench", 0}, {"borrower", 0}, {"owner", kGpusPerNode}}) {
     if (auto made = client.create(kube::resources::kQueues, "", queueObject(name, gpus), {}); !made)
       return made.error();
   }
+  json held = queueObject("held", 0);
+  held["spec"]["resources"] = {{"cpu", {{"limit", 0}}}};
+  if (auto made = client.create(kube::resources::kQueues, "", held, {}); !made) return made.error();
   auto tracker = PodBindTracker::start(client, kNamespace);
   if (!tracker) return tracker.error();
 
@@ -235,6 +303,12 @@ Result<SchedulerBenchResult> runSchedulerBench(
                         "g", options.gangs, options.gang_size, on_progress);
   if (!gangs) return gangs.error();
   result.gangs = *gangs;
+  if (options.backlog > 0) {
+    on_progress(fmt::format("a backlog of {} single-pod jobs", options.backlog));
+    auto backlog = runBacklogPhase(**server, **tracker, options, on_progress);
+    if (!backlog) return backlog.error();
+    result.backlog = *backlog;
+  }
   on_progress("reclaim of one GPU");
   if (auto done = measureReclaim(**server, **tracker, options, result, on_progress); !done)
     return done.error();

@@ -24,17 +24,22 @@ struct SchedulerBenchOptions {
   int jobs = 50'000;  // single-pod TrainingJobs
   int gangs = 500;    // TrainingJobs of `gang_size` pods
   int gang_size = 100;
-  int threads = 8;                // client connections creating jobs
-  bool kubelets = true;           // run the simulated kubelets in the server
-  double sim_speed = 100;         // of the simulated kubelets
-  int timeout_seconds = 600;      // per phase, for every pod to be bound
+  int backlog = 20'000;       // single-pod jobs held in a queue, then released at once (0: none)
+  int threads = 8;            // client connections creating jobs
+  bool kubelets = true;       // run the simulated kubelets in the server
+  double sim_speed = 100;     // of the simulated kubelets
+  int timeout_seconds = 600;  // per phase, for every pod to be bound
   int reclaim_wait_seconds = 10;  // for a reclaiming job's pod to be bound
   std::string crd_dir;
   std::string serve_log;  // keep the server's log in this file (empty: dropped)
   std::string serve_log_level = "info";
 };
 
-// One phase: jobs created as fast as `threads` connections go, every pod waited for.
+inline constexpr const char* kBacklogPhaseName = "backlog released, timed from the release";
+
+// One phase: jobs created as fast as `threads` connections go, every pod waited for. Of the
+// backlog, the clock starts when the queue's limit is lifted, and `create_to_bound` is from
+// that moment.
 struct SchedulingPhase {
   std::string name;
   int jobs = 0;
@@ -60,6 +65,7 @@ struct SchedulerBenchResult {
   int gpus = 0;
   SchedulingPhase single;
   SchedulingPhase gangs;
+  SchedulingPhase backlog;  // jobs == 0 when not run
   // A queue borrowing every GPU in 8-GPU pods, then a job of 1 GPU (the target), then,
   // that one deleted, a job of 8 GPUs: the smallest victim frees exactly what it asks.
   int borrower_pods_bound = 0;  // 8-GPU pods the borrowing queue holds before the reclaim

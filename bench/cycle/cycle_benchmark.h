@@ -15,6 +15,10 @@
 // guaranteed 8 GPUs, which the engine admits by preempting one borrowing pod. Each cycle
 // sees the previous cycle's objects but for that job, as the operator's cycles do while
 // nothing else changes.
+//
+// Then one more cycle, the drain: a backlog of single-pod CPU jobs, pending, appears at
+// once, as when a queue's limit is lifted, and the cycle must admit every one of them (the
+// cycle behind the backlog phase of `troupe bench scheduler`).
 namespace troupe::bench {
 
 struct CycleBenchShape {
@@ -22,7 +26,14 @@ struct CycleBenchShape {
   int single_jobs = 20'000;  // single-pod jobs of 1 CPU, running
   int gangs = 100;           // gangs of `gang_size` CPU pods, running
   int gang_size = 100;
-  int cycles = 20;  // timed cycles, after one untimed cycle that fills the facts
+  int cycles = 20;       // timed cycles, after one untimed cycle that fills the facts
+  int backlog = 20'000;  // pending single-pod CPU jobs the drain cycle admits
+};
+
+// The drain cycle's steps, this thread's CPU milliseconds.
+struct DrainCycle {
+  double snapshot_ms = 0, load_ms = 0, schedule_ms = 0, plan_ms = 0, total_ms = 0;
+  std::size_t admitted = 0;  // gangs the plan binds
 };
 
 // Milliseconds of this thread's CPU time per step, one sample per timed cycle.
@@ -38,6 +49,7 @@ struct CycleBenchResult {
   int cycles_that_reclaimed = 0;  // cycles whose plan bound the new job after one preemption
   std::size_t gangs_resent = 0;   // gangs the timed cycles' syncs sent to the engine
   std::size_t refused = 0;        // objects the engine refused (none, in this cluster)
+  DrainCycle drain;
   long long peak_rss_bytes = 0;
 };
 

@@ -72,7 +72,8 @@ TEST_CASE("troupe bench server measures creates, bindings, watch latency and mem
 
 TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][api-bench]") {
   auto run = troupe(
-      "bench scheduler --nodes 20 --jobs 50 --gangs 2 --gang-size 4 --timeout 60 --reclaim-wait 5");
+      "bench scheduler --nodes 20 --jobs 50 --gangs 2 --gang-size 4 --backlog 40 --timeout 60 "
+      "--reclaim-wait 5");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.output, Catch::Contains("- machine: "));
@@ -88,6 +89,12 @@ TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][
   CHECK(gangs[2] == "8");
   CHECK(gangs[3] == "8");
   CHECK(std::stod(gangs[5]) > 0);
+  auto backlog = row(run.output, "backlog released, timed from the release");
+  REQUIRE(backlog.size() == 8);
+  CHECK(backlog[1] == "40");
+  CHECK(backlog[3] == "40");  // bound, every one after the release
+  CHECK(std::stod(backlog[5]) > 0);
+  CHECK(pair(backlog[6]).second >= pair(backlog[6]).first);
   CHECK_THAT(run.output, Catch::Contains("the borrowing queue held 160 of 160 GPUs"));
   CHECK_THAT(run.output, Catch::Contains("- reclaim of 1 GPU: "));
   // Freeing one whole node for an 8-GPU job is always allowed: it must be measured.
@@ -99,7 +106,7 @@ TEST_CASE("troupe bench scheduler --workload pods binds the benchmark's own PodG
           "[bench][api-bench]") {
   auto run = troupe(
       "bench scheduler --workload pods --no-kubelets --nodes 20 --jobs 30 --gangs 2 --gang-size 4 "
-      "--timeout 60 --reclaim-wait 5");
+      "--backlog 0 --timeout 60 --reclaim-wait 5");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.output, Catch::Contains("a PodGroup and its pods, made by the benchmark"));
@@ -109,6 +116,7 @@ TEST_CASE("troupe bench scheduler --workload pods binds the benchmark's own PodG
   auto gangs = row(run.output, "gangs of 4");
   REQUIRE(gangs.size() == 8);
   CHECK(gangs[3] == "8");
+  CHECK_THAT(run.output, !Catch::Contains("backlog released"));  // --backlog 0 skips it
   CHECK_THAT(run.output, Catch::Contains("the borrowing queue held 160 of 160 GPUs"));
   CHECK_THAT(run.output, !Catch::Contains("- reclaim of 8 GPUs: not bound"));
 }
@@ -117,6 +125,12 @@ TEST_CASE("troupe bench scheduler refuses an unknown workload", "[bench][api-ben
   auto run = troupe("bench scheduler --workload jobsets 2>&1");
   CHECK(run.exit_code != 0);
   CHECK_THAT(run.output, Catch::Contains("--workload"));
+}
+
+TEST_CASE("troupe bench scheduler refuses a negative backlog", "[bench][api-bench]") {
+  auto run = troupe("bench scheduler --backlog=-1 2>&1");
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("--backlog must be >= 0"));
 }
 
 TEST_CASE("troupe bench server refuses a size below one", "[bench][api-bench]") {
