@@ -60,9 +60,7 @@ int runOperator(const OperatorFlags& flags) {
   if (!config) return fail("cannot load the client configuration: " + config.error().describe());
   config->qps = flags.kube_qps;
   config->burst = flags.kube_burst;
-  // The operator writes up to 16 objects per reconcile on 8 workers and 32 bindings at once
-  // (operator/operator.cc); connections beyond the idle pool would pay a TLS handshake each.
-  config->max_idle_connections = 64;
+  config->max_idle_connections = operator_runtime::kClientConnections;
   auto client = kube::BeastKubeClient::create(*config);
   if (!client) return fail("cannot create the client: " + client.error().describe());
 

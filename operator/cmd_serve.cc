@@ -47,9 +47,7 @@ Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std
   // the operator about 8 requests, and a gang's bindings queued behind its status writes.
   config->qps = 20000;
   config->burst = 20000;
-  // The operator writes up to 16 objects per reconcile on 8 workers and 32 bindings at once
-  // (operator/operator.cc); connections beyond the idle pool would pay a TLS handshake each.
-  config->max_idle_connections = 64;
+  config->max_idle_connections = operator_runtime::kClientConnections;
   auto client = kube::BeastKubeClient::create(*config);
   if (!client) return client.error();
   operator_runtime::OperatorOptions options;

@@ -53,11 +53,6 @@ namespace ctl = controllers;
 namespace {
 
 constexpr const char* kFieldManager = "troupe-operator";
-// Writes of one gang (its pods' creation, its bindings) in flight at once. Each write waits
-// for the server to make it durable; issued together they share the server's commits.
-constexpr std::size_t kWriteWidth = 16;
-// Bindings of one cycle in flight at once, over every gang the cycle admits.
-constexpr std::size_t kBindWidth = 32;
 // How long a pod's event waits for its siblings' before its job and group are reconciled.
 constexpr std::chrono::milliseconds kPodEventCoalescing{100};
 // A waiting job's status.pending is rewritten at once when its reason changes, but when
