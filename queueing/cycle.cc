@@ -1044,6 +1044,9 @@ Decisions runCycle(EngineState& st, Seconds now) {
   st.last_now = now;
   out.cycle = st.cycle;
   out.now = now;
+  // Scan tallies are kept within one cycle only: between cycles nodes and gangs change
+  // through paths the capacity log does not cover.
+  st.forgetScanTallies();
   Cycle cycle(st, now, out);
   cycle.run();
   return out;

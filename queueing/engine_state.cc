@@ -277,6 +277,7 @@ void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t 
   node.free -= req;
   node.free_gpus &= ~gpus;
   if (had_most && gpus != 0) refreshChunk(n / kNodeChunk);
+  capacity_log.push_back(n);
   ++capacity_version;
   ++node.pods;
   if (node.usable()) usable_free -= req;
@@ -293,6 +294,7 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
     auto& most = chunk_free_gpus[n / kNodeChunk];
     most = std::max(most, static_cast<std::int32_t>(std::popcount(node.free_gpus)));
   }
+  capacity_log.push_back(n);
   ++capacity_version;
   ++release_version;
   --node.pods;

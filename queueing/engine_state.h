@@ -269,6 +269,31 @@ class EngineState {
   std::uint32_t scratch_epoch = 0;
   std::array<std::vector<std::int64_t>, kMaxLevels> scratch_domain_pods;
 
+  // Nodes whose free capacity changed, in order: every takeOnNode and releaseOnNode
+  // appends one (a Statement's tentative changes and their rollbacks too). Cleared, with
+  // the scan tallies that read it, at the start of each cycle.
+  std::vector<NodeId> capacity_log;
+  // What a placement scan found for one kind and pod count on free capacity, brought up to
+  // date from capacity_log instead of scanning again: a cycle admitting thousands of
+  // gangs of one kind otherwise scans every eligible node for each (gang_placer.cc).
+  struct ScanTally {
+    KindId kind = kNoKind;
+    std::int64_t want = 0;
+    std::uint64_t node_epoch = 0;
+    std::size_t log_pos = 0;         // capacity_log entries already applied
+    std::vector<std::int64_t> pods;  // by node id: pods of the kind it holds, up to want
+    std::array<std::vector<std::int64_t>, kMaxLevels> domain_pods;  // by level, by domain
+    std::int64_t total = 0;
+    std::uint64_t last_use = 0;
+  };
+  static constexpr std::size_t kScanTallies = 4;
+  std::vector<ScanTally> scan_tallies;
+  std::uint64_t scan_tally_clock = 0;
+  void forgetScanTallies() {
+    capacity_log.clear();
+    scan_tallies.clear();
+  }
+
   // Set by deltas, cleared by the cycle (dirty flags, as the Mesos sorter keeps them).
   bool nodes_dirty = true;   // ranks, domains, eligibility
   bool queues_dirty = true;  // tree shape, ranks

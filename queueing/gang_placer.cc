@@ -145,20 +145,72 @@ class Placer {
     return out;
   }
 
-  Placement single(std::int32_t ps, std::int64_t want) {
-    Placement result;
-    const GangState& gs = st_.gangs[g_];
-    const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
-    const ResourceVector& req = st_.requestOf(g_, ps);
-    for (std::int32_t l : levels_) {
-      if (l < 0) continue;
-      auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
-      acc.assign(st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
+  // The tally of `kind` for `want` pods, brought up to date with the capacity log, or
+  // null when this placement cannot use one: a scan tally assumes no node is blocked but
+  // for not being eligible, so it needs free capacity (not an empty cluster), no domain
+  // restriction and no reservation anywhere.
+  EngineState::ScanTally* tallyFor(KindId kind, std::int64_t want, const ConstraintClass& cls,
+                                   const ResourceVector& req) {
+    if (!st_.policy.share_placement_scans || kind == kNoKind || o_.empty_cluster ||
+        o_.only_level >= 0 || !st_.reservations.empty() || st_.nodes_dirty)
+      return nullptr;
+    EngineState::ScanTally* t = nullptr;
+    for (auto& candidate : st_.scan_tallies)
+      if (candidate.kind == kind && candidate.want == want &&
+          candidate.node_epoch == st_.node_epoch)
+        t = &candidate;
+    // A tally with more changes to apply than there are nodes is scanned again.
+    bool rescan = t == nullptr || st_.capacity_log.size() - t->log_pos > st_.nodes.size();
+    if (t == nullptr) {
+      if (st_.scan_tallies.size() < EngineState::kScanTallies) {
+        t = &st_.scan_tallies.emplace_back();
+      } else {
+        t = &*std::min_element(
+            st_.scan_tallies.begin(), st_.scan_tallies.end(),
+            [](const auto& a, const auto& b) { return a.last_use < b.last_use; });
+      }
     }
-    std::vector<std::pair<NodeId, std::int64_t>> cand;
-    std::int64_t total = 0;
-    // On free capacity, runs of nodes none of which has the GPUs of one pod are skipped.
-    const std::int64_t skip_below = o_.empty_cluster ? 0 : req[kGpu];
+    if (rescan) {
+      t->kind = kind;
+      t->want = want;
+      t->node_epoch = st_.node_epoch;
+      t->log_pos = st_.capacity_log.size();
+      t->pods.assign(st_.nodes.size(), 0);
+      t->total = 0;
+      for (std::int32_t l : levels_) {
+        if (l < 0) continue;
+        t->domain_pods[static_cast<std::size_t>(l)].assign(
+            st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
+      }
+      scan(cls, req, want, t->pods.data(), t->total, t->domain_pods, nullptr);
+    }
+    for (; t->log_pos < st_.capacity_log.size(); ++t->log_pos) {
+      const NodeId n = st_.capacity_log[t->log_pos];
+      if (n >= cls.allows.size() || !cls.allows[n]) continue;
+      const std::int64_t k = podsFitUntouched(n, req, want);
+      const std::int64_t delta = k - t->pods[n];
+      if (delta == 0) continue;
+      t->pods[n] = k;
+      t->total += delta;
+      const NodeState& node = st_.nodes[n];
+      for (std::int32_t l : levels_) {
+        if (l < 0) continue;
+        const std::int32_t d = node.domain[static_cast<std::size_t>(l)];
+        if (d >= 0)
+          t->domain_pods[static_cast<std::size_t>(l)][static_cast<std::size_t>(d)] += delta;
+      }
+    }
+    t->last_use = ++st_.scan_tally_clock;
+    return t;
+  }
+
+  // Visits every eligible node that may hold a pod of `req`: records how many of `want`
+  // each holds (in `pods_by_node`, by node id, and in `cand`, in node order, when given),
+  // their sum and each level's tally by domain.
+  void scan(const ConstraintClass& cls, const ResourceVector& req, std::int64_t want,
+            std::int64_t* pods_by_node, std::int64_t& total,
+            std::array<std::vector<std::int64_t>, kMaxLevels>& domain_pods,
+            std::vector<std::pair<NodeId, std::int64_t>>* cand) {
     // The levels' tallies, as plain pointers for the loop below.
     std::array<std::int32_t, kMaxLevels> tally_level{};
     std::array<std::int64_t*, kMaxLevels> tally{};
@@ -166,17 +218,19 @@ class Placer {
     for (std::int32_t l : levels_) {
       if (l < 0) continue;
       tally_level[tallies] = l;
-      tally[tallies++] = st_.scratch_domain_pods[static_cast<std::size_t>(l)].data();
+      tally[tallies++] = domain_pods[static_cast<std::size_t>(l)].data();
     }
+    // On free capacity, runs of nodes none of which has the GPUs of one pod are skipped.
+    const std::int64_t skip_below = o_.empty_cluster ? 0 : req[kGpu];
     const auto& eligible = cls.eligible;
-    cand.reserve(eligible.size());
     for (std::size_t i = st_.skipFullChunks(eligible, 0, skip_below); i < eligible.size();
          i = st_.skipFullChunks(eligible, i + 1, skip_below)) {
       const NodeId n = eligible[i];
       if (blockedIfUsable(n)) continue;
       const std::int64_t k = podsFitUntouched(n, req, want);
       if (k == 0) continue;
-      cand.emplace_back(n, k);
+      if (pods_by_node != nullptr) pods_by_node[n] = k;
+      if (cand != nullptr) cand->emplace_back(n, k);
       total += k;
       const NodeState& node = st_.nodes[n];
       for (std::size_t t = 0; t < tallies; ++t) {
@@ -184,13 +238,45 @@ class Placer {
         if (d >= 0) tally[t][d] += k;
       }
     }
+  }
+
+  Placement single(std::int32_t ps, std::int64_t want) {
+    Placement result;
+    const GangState& gs = st_.gangs[g_];
+    const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
+    const ResourceVector& req = st_.requestOf(g_, ps);
+    // A gang of one pod set carries its kind: one scan serves every gang of the kind.
+    const EngineState::ScanTally* tally =
+        gs.spec.pod_sets.size() == 1 ? tallyFor(gs.kind, want, cls, req) : nullptr;
+    std::vector<std::pair<NodeId, std::int64_t>> cand;
+    std::int64_t total = 0;
+    const std::array<std::vector<std::int64_t>, kMaxLevels>* domain_pods = nullptr;
+    if (tally != nullptr) {
+      total = tally->total;
+      domain_pods = &tally->domain_pods;
+    } else {
+      for (std::int32_t l : levels_) {
+        if (l < 0) continue;
+        auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
+        acc.assign(st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
+      }
+      cand.reserve(cls.eligible.size());
+      scan(cls, req, want, nullptr, total, st_.scratch_domain_pods, &cand);
+      domain_pods = &st_.scratch_domain_pods;
+    }
+    // How many of `want` pods node n holds, from the tally or afresh.
+    auto holds = [&](NodeId n) -> std::int64_t {
+      if (tally != nullptr) return tally->pods[n];
+      if (n >= cls.allows.size() || !cls.allows[n] || blocked(n)) return 0;
+      return podsFitUntouched(n, req, want);
+    };
     // The largest domain at the gang's own level, for explanations.
     const std::int32_t own = levels_.front();
     result.level = own;
     if (own < 0) {
       result.domain_pods = total;
     } else {
-      const auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(own)];
+      const auto& acc = (*domain_pods)[static_cast<std::size_t>(own)];
       const auto& rank = st_.domains[static_cast<std::size_t>(own)].rank;
       for (std::size_t d = 0; d < acc.size(); ++d) {
         if (acc[d] > result.domain_pods ||
@@ -205,10 +291,15 @@ class Placer {
       std::vector<NodeId> nodes;
       if (l < 0) {
         if (total < want) break;
-        for (const auto& [n, k] : cand) nodes.push_back(n);
+        if (tally != nullptr) {
+          for (NodeId n : cls.eligible)
+            if (tally->pods[n] > 0) nodes.push_back(n);
+        } else {
+          for (const auto& [n, k] : cand) nodes.push_back(n);
+        }
       } else {
         // Best fit: the domain with the least room that still holds the gang.
-        const auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
+        const auto& acc = (*domain_pods)[static_cast<std::size_t>(l)];
         const auto& rank = st_.domains[static_cast<std::size_t>(l)].rank;
         std::int32_t best = -1;
         for (std::size_t d = 0; d < acc.size(); ++d) {
@@ -222,9 +313,7 @@ class Placer {
         // pass over every candidate: the same set, the order is set by orderForPacking.
         for (NodeId n :
              st_.domains[static_cast<std::size_t>(l)].nodes[static_cast<std::size_t>(best)])
-          if (n < cls.allows.size() && cls.allows[n] && !blocked(n) &&
-              podsFitUntouched(n, req, want) > 0)
-            nodes.push_back(n);
+          if (holds(n) > 0) nodes.push_back(n);
       }
       orderForPacking(nodes, req);
       std::vector<Pod> pods;

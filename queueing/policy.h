@@ -50,6 +50,11 @@ struct Policy {
   // cycle and across cycles, rebuilt when its running gangs change (candidate_pool.h).
   // Off: every search collects them afresh, with the same decisions. Tests compare the two.
   bool share_preemption_candidates = true;
+  // Keep a placement scan's per-node counts for a kind of gang within a cycle and bring
+  // them up to date from the nodes whose capacity changed, instead of scanning every
+  // eligible node for each gang of the kind (EngineState::ScanTally). Off: every
+  // placement scans afresh, with the same decisions. Tests compare the two.
+  bool share_placement_scans = true;
 };
 
 }  // namespace troupe::queueing
