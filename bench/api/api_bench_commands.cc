@@ -126,7 +126,7 @@ int runScheduler(const SchedulerBenchOptions& options) {
         attempt->preempted);
   }
   constexpr double kMiB = 1024.0 * 1024.0;
-  fmt::print("- server memory at the end: RSS {:.0f} MiB, peak {:.0f} MiB\n",
+  fmt::print("- server memory after the reclaim: RSS {:.0f} MiB, peak {:.0f} MiB\n",
              static_cast<double>(result->rss_bytes) / kMiB,
              static_cast<double>(result->hwm_bytes) / kMiB);
   fmt::print("\nTargets:\n");

@@ -71,7 +71,7 @@ struct SchedulerBenchResult {
   int borrower_pods_bound = 0;  // 8-GPU pods the borrowing queue holds before the reclaim
   ReclaimAttempt one_gpu;
   ReclaimAttempt one_node;
-  int64_t rss_bytes = 0;  // of the server (API server + operator + kubelets), at the end
+  int64_t rss_bytes = 0;  // of the server (API server + operator + kubelets), after the reclaim
   int64_t hwm_bytes = 0;
 };
 
