@@ -136,6 +136,36 @@ double percentile(std::vector<double> samples, double p) {
   return samples[std::min(rank, samples.size() - 1)];
 }
 
+// One cycle of the scheduling thread on `objects` at time t, each step timed.
+struct TimedCycle {
+  double snapshot_ms = 0, load_ms = 0, schedule_ms = 0, plan_ms = 0, total_ms = 0;
+  std::size_t refused = 0;
+  controllers::ActionPlan plan;
+};
+
+TimedCycle timedCycle(const controllers::ApiObjects& objects, std::int64_t t,
+                      controllers::SnapshotFacts& facts, controllers::EngineSync& engine) {
+  TimedCycle out;
+  const double start = threadCpuMs();
+  controllers::SnapshotOptions options;
+  options.now = t;
+  options.facts = &facts;
+  auto cluster = controllers::buildClusterSnapshot(objects, options);
+  const double built = threadCpuMs();
+  out.refused = engine.sync(cluster).size();
+  const double loaded_at = threadCpuMs();
+  auto decisions = engine.engine().schedule(t);
+  const double scheduled = threadCpuMs();
+  out.plan = controllers::planActions(decisions, cluster, t);
+  const double planned = threadCpuMs();
+  out.snapshot_ms = built - start;
+  out.load_ms = loaded_at - built;
+  out.schedule_ms = scheduled - loaded_at;
+  out.plan_ms = planned - scheduled;
+  out.total_ms = planned - start;
+  return out;
+}
+
 }  // namespace
 
 CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
@@ -159,26 +189,16 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
     objects.pods = controllers::ObjectList(
         with(settled.pods, std::make_shared<const json>(std::move(job.pods[0]))));
 
-    const double start = threadCpuMs();
-    controllers::SnapshotOptions options;
-    options.now = t;
-    options.facts = &facts;
-    auto cluster = controllers::buildClusterSnapshot(objects, options);
-    const double built = threadCpuMs();
-    auto refused = engine.sync(cluster);
-    const double loaded_at = threadCpuMs();
-    auto decisions = engine.engine().schedule(t);
-    const double scheduled = threadCpuMs();
-    auto plan = controllers::planActions(decisions, cluster, t);
-    const double planned = threadCpuMs();
+    const TimedCycle c = timedCycle(objects, t, facts, engine);
     if (cycle == 0) continue;  // filled the facts and loaded the engine
-    result.refused += refused.size();
+    result.refused += c.refused;
     result.gangs_resent += engine.lastSync().gangs_added;
-    result.snapshot_ms.push_back(built - start);
-    result.load_ms.push_back(loaded_at - built);
-    result.schedule_ms.push_back(scheduled - loaded_at);
-    result.plan_ms.push_back(planned - scheduled);
-    result.total_ms.push_back(planned - start);
+    result.snapshot_ms.push_back(c.snapshot_ms);
+    result.load_ms.push_back(c.load_ms);
+    result.schedule_ms.push_back(c.schedule_ms);
+    result.plan_ms.push_back(c.plan_ms);
+    result.total_ms.push_back(c.total_ms);
+    const auto& plan = c.plan;
     const bool reclaimed = plan.bindings.size() == 1 && plan.deletions.size() == 1 &&
                            plan.bindings[0].gang == fmt::format("{}/r-{}", kNamespace, cycle);
     if (reclaimed) ++result.cycles_that_reclaimed;
@@ -203,25 +223,9 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
     objects.priority_classes = controllers::ObjectList(settled.priority_classes);
     objects.pod_groups = controllers::ObjectList(std::move(groups));
     objects.pods = controllers::ObjectList(std::move(pods));
-    DrainCycle& d = result.drain;
-    const double start = threadCpuMs();
-    controllers::SnapshotOptions options;
-    options.now = t;
-    options.facts = &facts;
-    auto cluster = controllers::buildClusterSnapshot(objects, options);
-    const double built = threadCpuMs();
-    (void)engine.sync(cluster);
-    const double loaded_at = threadCpuMs();
-    auto decisions = engine.engine().schedule(t);
-    const double scheduled = threadCpuMs();
-    auto plan = controllers::planActions(decisions, cluster, t);
-    const double planned = threadCpuMs();
-    d.snapshot_ms = built - start;
-    d.load_ms = loaded_at - built;
-    d.schedule_ms = scheduled - loaded_at;
-    d.plan_ms = planned - scheduled;
-    d.total_ms = planned - start;
-    d.admitted = plan.bindings.size();
+    const TimedCycle c = timedCycle(objects, t, facts, engine);
+    result.drain = DrainCycle{c.snapshot_ms, c.load_ms,  c.schedule_ms,
+                              c.plan_ms,     c.total_ms, c.plan.bindings.size()};
   }
   result.peak_rss_bytes = peakRssBytes();
   return result;
