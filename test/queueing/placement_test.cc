@@ -16,6 +16,26 @@ struct ConstraintCase {
   bool want_admitted;
 };
 
+TEST_CASE("copiesOf counts the copies a capacity holds, up to a cap", "[queueing][placement]") {
+  const ResourceVector node = ResourceVector::of(8, 64000, 512 * kGiB);
+  // Cases as a division would count them; the product check must agree, overflow included.
+  CHECK(node.copiesOf(ResourceVector::of(1, 1000, kGiB), 1) == 1);
+  CHECK(node.copiesOf(ResourceVector::of(1, 1000, kGiB), 100) == 8);   // GPUs bound it
+  CHECK(node.copiesOf(ResourceVector::of(0, 1000, kGiB), 100) == 64);  // CPU bounds it
+  CHECK(node.copiesOf(ResourceVector::of(0, 0, kGiB), std::int64_t{1} << 40) == 512);
+  CHECK(node.copiesOf(ResourceVector::of(0, 0, 0), 7) == 7);  // asks nothing: the cap
+  CHECK(node.copiesOf(ResourceVector::of(16, 0, 0), 3) == 0);
+  CHECK(node.copiesOf(ResourceVector::of(0, 0, kGiB), 0) == 0);
+  CHECK(node.copiesOf(ResourceVector::of(0, 0, kGiB), -2) == -2);  // below zero: the cap
+  // per copy x cap overflows int64: the division decides.
+  CHECK(node.copiesOf(ResourceVector::of(0, 0, std::int64_t{1} << 40), std::int64_t{1} << 40) == 0);
+  const ResourceVector huge = ResourceVector::of(0, 0, std::int64_t{1} << 62);
+  CHECK(huge.copiesOf(ResourceVector::of(0, 0, std::int64_t{1} << 40), std::int64_t{1} << 40) ==
+        std::int64_t{1} << 22);
+  const ResourceVector overdrawn = ResourceVector::of(-1, 64000, kGiB);
+  CHECK(overdrawn.copiesOf(ResourceVector::of(1, 0, 0), 5) == 0);
+}
+
 TEST_CASE("node constraints: selectors, affinity, taints, readiness", "[queueing][placement]") {
   const std::vector<ConstraintCase> cases = {
       {"a node selector matching the node's label admits", node("n").label("gpu-type", "h100"),
