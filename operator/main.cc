@@ -1,8 +1,25 @@
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 
 #include "operator/commands.h"
 
+namespace {
+
+// Raises the open-file limit to its hard limit, as the Go runtime does for kube-apiserver:
+// `troupe serve` holds both ends of the in-process operator's connections (up to 160), the
+// kubelets', and one per client and watcher, past the common soft limit of 1,024.
+void raiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  (void)setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the old limit still works
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  raiseOpenFileLimit();
   CLI::App app{"troupe: gang scheduling, fair-share queues and preemption for AI training"};
   app.require_subcommand(1);
   troupe::cli::addVersionCommand(app);

@@ -1,10 +1,13 @@
 // The real kubectl (through the machine's version dispatcher, which picks kubectl
 // 1.<minor> from what /version reports) against the server, for every command the
 // standalone mode promises.
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "test/support/in_process_server.h"
@@ -195,6 +198,33 @@ TEST_CASE("a restarted server keeps every object and SIGTERM stops it cleanly",
   CHECK(after.exit_code == 0);
   CHECK(after.output == uid);
   CHECK(second.stop() == 0);
+}
+
+TEST_CASE("troupe serve raises its open-file limit to the hard limit", "[apiserver][serve]") {
+  rlimit mine{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &mine) == 0);
+  if (mine.rlim_max <= 256) {
+    WARN("the hard open-file limit leaves no room to lower the soft one: not checked");
+    return;
+  }
+  // The child inherits a soft limit below the hard one, as on many desktops (1,024).
+  rlimit lowered = mine;
+  lowered.rlim_cur = 256;
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  ServeProcess serve;
+  const bool started = serve.start();
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &mine) == 0);
+  REQUIRE(started);
+  std::ifstream limits("/proc/" + std::to_string(serve.pid()) + "/limits");
+  std::string line, soft, hard;
+  while (std::getline(limits, line)) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream fields(line.substr(std::string("Max open files").size()));
+    fields >> soft >> hard;
+  }
+  CHECK(soft == std::to_string(mine.rlim_max));
+  CHECK(hard == std::to_string(mine.rlim_max));
+  CHECK(serve.stop() == 0);
 }
 
 TEST_CASE("kubectl 1.28 drives every standalone command", "[apiserver][kubectl][slow]") {

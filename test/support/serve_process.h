@@ -25,6 +25,7 @@ class ServeProcess {
   void kill();
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& dataDir() const { return data_dir_; }
   std::string kubeconfig() const { return data_dir_ + "/kubeconfig"; }
   const std::string& workDir() const { return temp_.path(); }
