@@ -190,6 +190,19 @@ std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Tot
   return log;
 }
 
+// Runs `w` again under `policy`, an optimisation turned off, and checks that every cycle
+// decides and explains exactly as `first` did.
+void checkSameCycles(const World& w, std::uint64_t seed, const std::vector<std::string>& first,
+                     const Policy& policy, const char* what) {
+  Totals again;
+  const auto other = runToFixedPoint(w, seed, again, policy);
+  REQUIRE(other.size() == first.size());
+  for (std::size_t c = 0; c < other.size(); ++c) {
+    INFO("seed " << seed << ", cycle " << c << ": " << what);
+    CHECK(other[c] == first[c]);
+  }
+}
+
 std::uint64_t envOr(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
@@ -247,26 +260,14 @@ TEST_CASE("no ping-pong: random clusters reach a fixed point without eviction lo
       // for every placement must decide and explain exactly the same.
       Policy afresh;
       afresh.share_placement_scans = false;
-      Totals again;
-      const auto fresh = runToFixedPoint(w, seed, again, afresh);
-      REQUIRE(fresh.size() == first.size());
-      for (std::size_t c = 0; c < fresh.size(); ++c) {
-        INFO("seed " << seed << ", cycle " << c << ": kept placement scans changed the cycle");
-        CHECK(fresh[c] == first[c]);
-      }
+      checkSameCycles(w, seed, first, afresh, "kept placement scans changed the cycle");
     }
     if (seed % 4 == 2) {
       // Sharing reclaim candidates between searches is an optimisation: collecting them
       // afresh for every search must decide and explain exactly the same.
       Policy afresh;
       afresh.share_preemption_candidates = false;
-      Totals again;
-      const auto fresh = runToFixedPoint(w, seed, again, afresh);
-      REQUIRE(fresh.size() == first.size());
-      for (std::size_t c = 0; c < fresh.size(); ++c) {
-        INFO("seed " << seed << ", cycle " << c << ": shared candidates changed the cycle");
-        CHECK(fresh[c] == first[c]);
-      }
+      checkSameCycles(w, seed, first, afresh, "shared candidates changed the cycle");
     }
   }
   std::printf("loop-freedom: %zu cycles, %zu admissions, %zu preemptions, %zu shrinks\n",
