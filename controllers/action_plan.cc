@@ -18,9 +18,9 @@ std::optional<std::vector<state::PlannedBinding>> assign(
     bool found = false;
     for (std::size_t i = 0; i < gang.pods.size(); ++i) {
       const auto& pod = gang.pods[i];
-      if (used[i] || pod.bound() || pod.deleting || pod.pod_set != p.pod_set) continue;
+      if (used[i] || pod.bound() || pod.deleting() || pod.pod_set != p.pod_set) continue;
       used[i] = true;
-      out.push_back({pod.ns, pod.name, p.node, p.gpus});
+      out.push_back({pod.ns(), pod.name(), p.node, p.gpus});
       found = true;
       break;
     }
@@ -57,8 +57,9 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     auto& room = plan.making_room[p.preemptor];
     for (const auto& pod : gang->pods) {
       if (!pod.bound()) continue;
-      room.push_back({pod.ns, pod.name, pod.uid});
-      if (!pod.deleting) plan.deletions.push_back({pod.ns, pod.name, pod.uid, p.gang, "Preempted"});
+      room.push_back({pod.ns(), pod.name(), pod.uid()});
+      if (!pod.deleting())
+        plan.deletions.push_back({pod.ns(), pod.name(), pod.uid(), p.gang, "Preempted"});
     }
     plan.preempted.push_back({p.gang, p.preemptor, preemptionReasonName(p.reason)});
     plan.events.push_back({p.gang, "Warning", "Preempted",
@@ -79,12 +80,12 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
       std::optional<std::size_t> pick;
       for (std::size_t i = 0; i < gang->pods.size(); ++i) {
         const auto& pod = gang->pods[i];
-        if (taken[i] || !pod.bound() || pod.deleting || pod.node != removed.node ||
+        if (taken[i] || !pod.bound() || pod.deleting() || pod.node() != removed.node ||
             pod.pod_set != removed.pod_set)
           continue;
-        if (!pick || pod.gpus == removed.gpus ||
-            (gang->pods[*pick].gpus != removed.gpus &&
-             pod.replica_index > gang->pods[*pick].replica_index))
+        if (!pick || pod.gpus() == removed.gpus ||
+            (gang->pods[*pick].gpus() != removed.gpus &&
+             pod.replicaIndex() > gang->pods[*pick].replicaIndex()))
           pick = i;
       }
       if (!pick) {
@@ -93,7 +94,7 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
       }
       taken[*pick] = true;
       const auto& pod = gang->pods[*pick];
-      shrink.push_back({pod.ns, pod.name, pod.uid, r.gang, "Shrunk"});
+      shrink.push_back({pod.ns(), pod.name(), pod.uid(), r.gang, "Shrunk"});
     }
     auto grow = assign(*gang, r.added);
     if (!ok || !grow) {

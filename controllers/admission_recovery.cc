@@ -22,11 +22,11 @@ std::vector<RecoveryStep> planRecovery(const std::vector<state::AdmissionRecord>
       if (!problem.empty()) break;
       const GangPod* pod = nullptr;
       for (const auto& p : gang->pods)
-        if (p.ns == b.ns && p.name == b.pod) pod = &p;
-      if (!pod || pod->deleting) {
+        if (p.ns() == b.ns && p.name() == b.pod) pod = &p;
+      if (!pod || pod->deleting()) {
         problem = fmt::format("pod {}/{} is gone", b.ns, b.pod);
-      } else if (pod->bound() && pod->node != b.node) {
-        problem = fmt::format("pod {}/{} is bound to {}, not {}", b.ns, b.pod, pod->node, b.node);
+      } else if (pod->bound() && pod->node() != b.node) {
+        problem = fmt::format("pod {}/{} is bound to {}, not {}", b.ns, b.pod, pod->node(), b.node);
       } else if (!pod->bound()) {
         bool node_ok = false;
         for (const auto& n : cluster.snapshot.nodes)
@@ -43,8 +43,8 @@ std::vector<RecoveryStep> planRecovery(const std::vector<state::AdmissionRecord>
       if (gang) {
         for (const auto& b : record.bindings) {
           for (const auto& p : gang->pods) {
-            if (p.ns == b.ns && p.name == b.pod && p.bound() && !p.deleting)
-              step.deletions.push_back({p.ns, p.name, p.uid, record.gang, "RolledBack"});
+            if (p.ns() == b.ns && p.name() == b.pod && p.bound() && !p.deleting())
+              step.deletions.push_back({p.ns(), p.name(), p.uid(), record.gang, "RolledBack"});
           }
         }
       }

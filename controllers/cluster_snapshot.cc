@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "api/quantity.h"
@@ -24,7 +24,10 @@ using Json = nlohmann::json;
 
 namespace {
 
-std::int32_t priorityOf(const std::string& cls, const std::vector<const PodFacts*>& pods,
+// A pod of a gang during the build: its facts as the cache shares them.
+using MemberPod = const std::shared_ptr<const PodFacts>*;
+
+std::int32_t priorityOf(const std::string& cls, std::span<const MemberPod> pods,
                         const std::map<std::string, std::int32_t>& classes,
                         std::optional<std::int32_t> global_default) {
   if (!cls.empty()) {
@@ -32,7 +35,8 @@ std::int32_t priorityOf(const std::string& cls, const std::vector<const PodFacts
     if (it != classes.end()) return it->second;
   }
   std::optional<std::int32_t> from_pods;
-  for (const PodFacts* p : pods) {
+  for (const MemberPod member : pods) {
+    const PodFacts* p = member->get();
     if (p->priority) from_pods = std::max(from_pods.value_or(INT32_MIN), *p->priority);
     const auto& pc = p->priority_class;
     if (!from_pods && !pc.empty() && classes.contains(pc)) from_pods = classes.at(pc);
@@ -145,27 +149,48 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   facts.nodes.read(objects.nodes);
   facts.groups.read(objects.pod_groups);
   std::map<std::string, ResourceVector> held_outside;
-  // Keyed by views of the facts' own strings: the facts outlive this build, and a cluster
-  // of 35,000 pods copied every group name into a tree every cycle.
-  std::unordered_map<std::string_view, std::vector<const PodFacts*>> pods_of_group;
-  pods_of_group.reserve(objects.pod_groups.size());
-  // The pods of one group mostly follow each other in key order ("<job>-<index>").
-  std::vector<const PodFacts*>* last_group = nullptr;
-  std::string_view last_group_key;
+  // The pods of each group, found by a merge of two key orders rather than a hash table
+  // by group name: that table, filled and probed once per group every cycle, was a quarter
+  // of a snapshot at 100,000 pods, a cache miss per probe. The caches list in key order,
+  // and the pods of one group ("<job>-<index>") mostly follow each other in that order, so
+  // both sorts below usually find their input sorted already.
+  std::vector<std::pair<std::string_view, MemberPod>> by_group;
+  by_group.reserve(objects.pods.size());
   for (std::size_t i = 0; i < objects.pods.size(); ++i) {
     const PodFacts& pod = facts.pods[i];
     if (pod.terminated) continue;
     if (!pod.group.empty()) {
-      if (!last_group || pod.group != last_group_key) {
-        last_group = &pods_of_group[pod.group];
-        last_group_key = pod.group;
-      }
-      last_group->push_back(&pod);
+      by_group.emplace_back(pod.group, &facts.pods.shared(i));
       continue;
     }
     if (pod.node.empty()) continue;
     auto requests = pod.requests.in(names);
     if (requests) held_outside[pod.node] += *requests;
+  }
+  auto group_less = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(by_group.begin(), by_group.end(), group_less))
+    std::stable_sort(by_group.begin(), by_group.end(), group_less);
+  std::vector<MemberPod> members(by_group.size());
+  for (std::size_t i = 0; i < by_group.size(); ++i) members[i] = by_group[i].second;
+  // The groups in key order, and each group's pods as a range of `members`.
+  std::vector<std::pair<std::string_view, std::size_t>> group_order;
+  group_order.reserve(objects.pod_groups.size());
+  for (std::size_t i = 0; i < objects.pod_groups.size(); ++i)
+    group_order.emplace_back(facts.groups[i].key, i);
+  if (!std::is_sorted(group_order.begin(), group_order.end()))
+    std::sort(group_order.begin(), group_order.end());
+  std::vector<std::pair<std::size_t, std::size_t>> members_of(objects.pod_groups.size());
+  std::size_t next_member = 0;
+  for (std::size_t g = 0; g < group_order.size(); ++g) {
+    const auto& [key, index] = group_order[g];
+    if (g > 0 && group_order[g - 1].first == key) {  // the same key twice: the same pods
+      members_of[index] = members_of[group_order[g - 1].second];
+      continue;
+    }
+    while (next_member < by_group.size() && by_group[next_member].first < key) ++next_member;
+    const std::size_t first = next_member;
+    while (next_member < by_group.size() && by_group[next_member].first == key) ++next_member;
+    members_of[index] = {first, next_member};
   }
 
   // Nodes, by views of the facts' names.
@@ -190,8 +215,8 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
 
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
-  out.snapshot.running.reserve(pods_of_group.size());
-  out.running_started.reserve(pods_of_group.size());
+  out.snapshot.running.reserve(objects.pod_groups.size());
+  out.running_started.reserve(objects.pod_groups.size());
   for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
     const PodGroupFacts& group = facts.groups[i];
     Gang gang;
@@ -204,14 +229,13 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
       out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
       continue;
     }
-    auto found = pods_of_group.find(gang.key);
-    std::vector<const PodFacts*> no_pods;
-    auto& pods = found == pods_of_group.end() ? no_pods : found->second;
+    const auto [first_member, end_member] = members_of[i];
+    const std::span<MemberPod> pods(members.data() + first_member, end_member - first_member);
     // By replica index (pods without one first), then name: a total order.
-    std::sort(pods.begin(), pods.end(), [](const PodFacts* a, const PodFacts* b) {
-      auto ia = std::max(0, a->replica_index);
-      auto ib = std::max(0, b->replica_index);
-      return std::tie(ia, a->name) < std::tie(ib, b->name);
+    std::sort(pods.begin(), pods.end(), [](MemberPod a, MemberPod b) {
+      auto ia = std::max(0, (*a)->replica_index);
+      auto ib = std::max(0, (*b)->replica_index);
+      return std::tie(ia, (*a)->name) < std::tie(ib, (*b)->name);
     });
     queueing::GangSpec spec;
     spec.name = gang.key;
@@ -232,7 +256,8 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     queueing::RunningGang running;
     std::vector<std::int32_t> unbound_per_set;
     std::optional<std::int64_t> started;
-    for (const PodFacts* p : pods) {
+    for (const MemberPod member : pods) {
+      const PodFacts* p = member->get();
       bool is_bound = !p->node.empty();
       // An unbound pod on its way out is neither wanted nor holding anything.
       if (!is_bound && p->deleting) continue;
@@ -261,24 +286,15 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
         spec.pod_sets.push_back({std::move(shape), 0, 0});
         unbound_per_set.push_back(0);
       }
-      GangPod gp;
-      gp.ns = p->ns;
-      gp.name = p->name;
-      gp.uid = p->uid;
-      gp.pod_set = set;
-      gp.replica_index = p->replica_index;
-      gp.node = p->node;
-      gp.gpus = p->gpus;
-      gp.deleting = p->deleting;
-      if (gp.bound()) {
-        running.pods.push_back({set, gp.node, gp.gpus});
+      if (is_bound) {
+        running.pods.push_back({set, p->node, p->gpus});
         gang.bound_requests += spec.pod_sets[set].shape->requests;
         spec.pod_sets[set].count += 1;
-      } else if (!gp.deleting) {
+      } else if (!p->deleting) {
         spec.pod_sets[set].count += 1;
         unbound_per_set[set] += 1;
       }
-      gang.pods.push_back(std::move(gp));
+      gang.pods.push_back(GangPod{*member, set});
     }
     if (bad) continue;
     std::int32_t total = 0;

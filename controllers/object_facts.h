@@ -123,12 +123,14 @@ class FactsCache {
         continue;
       }
       if (j < entries_.size() && entries_[j].key == key) ++j;  // an older version
-      next.push_back({object, std::move(key), std::make_unique<const Facts>(read_(*object))});
+      next.push_back({object, std::move(key), std::make_shared<const Facts>(read_(*object))});
       ++parsed_;
     }
     entries_ = std::move(next);
   }
   const Facts& operator[](std::size_t i) const { return *entries_[i].facts; }
+  // The same facts, shared: they stay valid after the cache moves on.
+  const std::shared_ptr<const Facts>& shared(std::size_t i) const { return entries_[i].facts; }
   std::size_t size() const { return entries_.size(); }
   // Objects parsed since the cache was made: a measure of what the cache saved.
   std::uint64_t parsed() const { return parsed_; }
@@ -137,7 +139,7 @@ class FactsCache {
   struct Entry {
     ObjectRef object;  // keeps the address from being reused while the entry lives
     std::string key;   // "namespace/name", or "name": the caches' order
-    std::unique_ptr<const Facts> facts;
+    std::shared_ptr<const Facts> facts;
   };
   Reader read_;
   std::vector<Entry> entries_;  // in the order of the last listing read

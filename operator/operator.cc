@@ -519,7 +519,7 @@ struct Operator::Runtime {
           bool ok = allOf(bindAll(step.remaining));
           if (!ok) {
             for (const auto& g : cluster.gangs.at(step.gang).pods)
-              if (g.bound()) deletePod({g.ns, g.name, g.uid, step.gang, "RolledBack"});
+              if (g.bound()) deletePod({g.ns(), g.name(), g.uid(), step.gang, "RolledBack"});
             for (const auto& b : step.remaining)
               if (auto uid = boundByUs(b.ns + "/" + b.pod))
                 deletePod({b.ns, b.pod, *uid, step.gang, "RolledBack"});

@@ -103,6 +103,45 @@ TEST_CASE("a gang with bound pods is running where its pods are, GPUs included",
   CHECK(cluster.gangs.at("ml/train").bound_requests[kGpu] == 8);
 }
 
+TEST_CASE("each gang gets exactly its own pods whatever order the lists come in",
+          "[controllers][snapshot]") {
+  // Job "a" has twelve replicas and job "a-1" one: in key order the pod a-1-0 falls between
+  // a-1 and a-10, so the pods of one group do not follow each other. The groups come out of
+  // key order, a group appears twice, and one pod names a group that does not exist.
+  ApiObjects objects;
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "b").minMember(1), podGroup("ml", "a-1").minMember(1),
+                        podGroup("ml", "a").minMember(12), podGroup("ml", "b").minMember(1)};
+  std::vector<Json> pods = gangPods("a", 12, 1);
+  pods.push_back(pod("ml", "a-1-0").group("a-1").gpus(2));
+  pods.push_back(pod("ml", "b-0").group("b").gpus(3));
+  pods.push_back(pod("ml", "orphan-0").group("none").gpus(4));
+  std::sort(pods.begin(), pods.end(), [](const Json& x, const Json& y) {
+    return x["metadata"]["name"] < y["metadata"]["name"];
+  });
+  for (bool reversed : {false, true}) {
+    DYNAMIC_SECTION("pods " << (reversed ? "in reverse key order" : "in key order")) {
+      if (reversed) std::reverse(pods.begin(), pods.end());
+      append(objects.pods, pods);
+      auto cluster = buildClusterSnapshot(objects, {});
+      REQUIRE(cluster.gangs.size() == 3);
+      const auto& a = cluster.gangs.at("ml/a");
+      REQUIRE(a.pods.size() == 12);
+      for (int i = 0; i < 12; ++i) CHECK(a.pods[i].name() == "a-" + std::to_string(i));
+      REQUIRE(cluster.gangs.at("ml/a-1").pods.size() == 1);
+      CHECK(cluster.gangs.at("ml/a-1").pods[0].name() == "a-1-0");
+      REQUIRE(cluster.gangs.at("ml/b").pods.size() == 1);
+      CHECK(cluster.gangs.at("ml/b").pods[0].name() == "b-0");
+      std::map<std::string, troupe::queueing::ResourceVector> asked;  // b, listed twice, once
+      for (const auto& g : cluster.snapshot.pending)
+        asked[g.name] = g.pod_sets[0].shape->requests * g.pod_sets[0].count;
+      CHECK(asked.at("ml/a")[kGpu] == 12);
+      CHECK(asked.at("ml/a-1")[kGpu] == 2);
+      CHECK(asked.at("ml/b")[kGpu] == 3);
+    }
+  }
+}
+
 TEST_CASE("pods of different shapes in one group form separate pod sets",
           "[controllers][snapshot]") {
   ApiObjects objects;
