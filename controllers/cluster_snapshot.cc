@@ -8,7 +8,6 @@
 #include <span>
 #include <sstream>
 #include <string_view>
-#include <unordered_set>
 
 #include "api/quantity.h"
 #include "api/well_known.h"
@@ -193,8 +192,9 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     members_of[index] = {first, next_member};
   }
 
-  // Nodes, by views of the facts' names.
-  std::unordered_set<std::string_view> node_names;
+  // Nodes, and their names as views of the facts' names, sorted for the check that every
+  // bound pod's node exists (a hash set of them cost 6% of a cycle, a cache miss a probe).
+  std::vector<std::string_view> node_names;
   node_names.reserve(objects.nodes.size());
   for (std::size_t i = 0; i < objects.nodes.size(); ++i) {
     const NodeFacts& node = facts.nodes[i];
@@ -209,9 +209,11 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     if (auto it = held_outside.find(spec.name); it != held_outside.end()) {
       spec.allocatable = ResourceVector::max(spec.allocatable - it->second, ResourceVector());
     }
-    node_names.insert(node.spec.name);
+    node_names.push_back(node.spec.name);
     out.snapshot.nodes.push_back(std::move(spec));
   }
+  if (!std::is_sorted(node_names.begin(), node_names.end()))
+    std::sort(node_names.begin(), node_names.end());
 
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
@@ -310,7 +312,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
         ps.count = std::max(ps.count, placed);
       }
       for (const auto& pp : running.pods) {
-        if (!node_names.contains(pp.node)) {
+        if (!std::binary_search(node_names.begin(), node_names.end(), std::string_view(pp.node))) {
           out.problems.push_back(
               {"PodGroup", gang.key,
                Error{ErrorCode::NotFound, "pods[].spec.nodeName",
