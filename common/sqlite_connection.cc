@@ -3,9 +3,28 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <map>
 #include <utility>
+#include <vector>
 
 namespace troupe {
+
+// Idle prepared statements by SQL text. Shared between a connection and the statements it
+// lent, so that a statement destroyed after its connection finalizes itself instead of
+// returning to a cache nobody will read.
+struct StatementCache {
+  std::map<std::string, std::vector<sqlite3_stmt*>, std::less<>> idle;
+  std::size_t size = 0;
+  bool closed = false;
+
+  void finalizeAll() {
+    for (auto& [sql, stmts] : idle)
+      for (auto* stmt : stmts) sqlite3_finalize(stmt);
+    idle.clear();
+    size = 0;
+  }
+};
+
 namespace {
 
 Error sqliteError(sqlite3* db, std::string_view what) {
@@ -33,19 +52,31 @@ Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& pat
   return SqliteConnection(db);
 }
 
+SqliteConnection::SqliteConnection(sqlite3* db)
+    : db_(db), cache_(std::make_shared<StatementCache>()) {}
+
 SqliteConnection::SqliteConnection(SqliteConnection&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)) {}
+    : db_(std::exchange(other.db_, nullptr)), cache_(std::move(other.cache_)) {}
 
 SqliteConnection& SqliteConnection::operator=(SqliteConnection&& other) noexcept {
   if (this != &other) {
-    if (db_) sqlite3_close_v2(db_);
+    close();
     db_ = std::exchange(other.db_, nullptr);
+    cache_ = std::move(other.cache_);
   }
   return *this;
 }
 
-SqliteConnection::~SqliteConnection() {
-  if (db_) sqlite3_close_v2(db_);
+SqliteConnection::~SqliteConnection() { close(); }
+
+void SqliteConnection::close() {
+  if (cache_) {
+    cache_->finalizeAll();
+    cache_->closed = true;
+    cache_.reset();
+  }
+  // close_v2: statements still lent out keep the handle alive until they are finalized.
+  if (db_) sqlite3_close_v2(std::exchange(db_, nullptr));
 }
 
 Status SqliteConnection::exec(std::string_view sql) {
@@ -68,6 +99,20 @@ Result<SqliteStatement> SqliteConnection::prepare(std::string_view sql) {
   return SqliteStatement(db_, stmt);
 }
 
+Result<SqliteStatement> SqliteConnection::cached(std::string_view sql) {
+  auto it = cache_->idle.find(sql);
+  if (it != cache_->idle.end() && !it->second.empty()) {
+    sqlite3_stmt* stmt = it->second.back();
+    it->second.pop_back();
+    --cache_->size;
+    return SqliteStatement(db_, stmt, cache_);
+  }
+  auto fresh = prepare(sql);
+  if (!fresh) return fresh.error();
+  fresh->cache_ = cache_;
+  return fresh;
+}
+
 Result<std::string> SqliteConnection::queryText(std::string_view sql) {
   auto stmt = prepare(sql);
   if (!stmt) return stmt.error();
@@ -78,19 +123,34 @@ Result<std::string> SqliteConnection::queryText(std::string_view sql) {
 }
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), cache_(std::move(other.cache_)) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   if (this != &other) {
-    if (stmt_) sqlite3_finalize(stmt_);
+    release();
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
+    cache_ = std::move(other.cache_);
   }
   return *this;
 }
 
-SqliteStatement::~SqliteStatement() {
-  if (stmt_) sqlite3_finalize(stmt_);
+SqliteStatement::~SqliteStatement() { release(); }
+
+void SqliteStatement::release() {
+  if (!stmt_) return;
+  sqlite3_stmt* stmt = std::exchange(stmt_, nullptr);
+  auto cache = std::move(cache_);
+  if (!cache || cache->closed || cache->size >= SqliteConnection::kMaxCachedStatements) {
+    sqlite3_finalize(stmt);
+    return;
+  }
+  // Rewound and unbound, as a fresh statement: a half-stepped SELECT would otherwise keep
+  // its read transaction open while it sits in the cache.
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  cache->idle[sqlite3_sql(stmt)].push_back(stmt);
+  ++cache->size;
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::int64_t value) {

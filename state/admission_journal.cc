@@ -36,10 +36,10 @@ Result<std::vector<PlannedBinding>> decodeBindings(const std::string& gang, std:
 }
 
 Result<std::vector<AdmissionRecord>> query(SqliteConnection& c, const std::string& gang) {
-  auto stmt = c.prepare(gang.empty() ? "SELECT gang, queue, cycle, written_at, placements FROM "
-                                       "admission_journal ORDER BY gang"
-                                     : "SELECT gang, queue, cycle, written_at, placements FROM "
-                                       "admission_journal WHERE gang = ?1");
+  auto stmt = c.cached(gang.empty() ? "SELECT gang, queue, cycle, written_at, placements FROM "
+                                      "admission_journal ORDER BY gang"
+                                    : "SELECT gang, queue, cycle, written_at, placements FROM "
+                                      "admission_journal WHERE gang = ?1");
   if (!stmt) return stmt.error();
   if (!gang.empty()) stmt->bind(1, gang);
   std::vector<AdmissionRecord> out;
@@ -70,7 +70,7 @@ Status AdmissionJournal::begin(const AdmissionRecord& record) {
                      fmt::format("gang {} already has an open admission record (cycle {})",
                                  record.gang, (*existing)->cycle));
   }
-  auto stmt = db_->connection().prepare(
+  auto stmt = db_->connection().cached(
       "INSERT INTO admission_journal (gang, queue, cycle, written_at, placements) "
       "VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!stmt) return stmt.error();
@@ -83,7 +83,7 @@ Status AdmissionJournal::begin(const AdmissionRecord& record) {
 }
 
 Status AdmissionJournal::complete(const std::string& gang) {
-  auto stmt = db_->connection().prepare("DELETE FROM admission_journal WHERE gang = ?1");
+  auto stmt = db_->connection().cached("DELETE FROM admission_journal WHERE gang = ?1");
   if (!stmt) return stmt.error();
   stmt->bind(1, gang);
   return stmt->run();

@@ -10,8 +10,8 @@ constexpr const char* kColumns =
     "wait_seconds, admissions, preemptions, restarts";
 
 Result<std::vector<JobAccount>> query(SqliteConnection& c, const std::string* job) {
-  auto stmt = c.prepare(fmt::format("SELECT {} FROM job_accounting {} ORDER BY job", kColumns,
-                                    job ? "WHERE job = ?1" : ""));
+  auto stmt = c.cached(fmt::format("SELECT {} FROM job_accounting {} ORDER BY job", kColumns,
+                                   job ? "WHERE job = ?1" : ""));
   if (!stmt) return stmt.error();
   if (job) stmt->bind(1, *job);
   std::vector<JobAccount> out;
@@ -38,7 +38,7 @@ Result<std::vector<JobAccount>> query(SqliteConnection& c, const std::string* jo
 
 Status runSql(SqliteConnection& c, const char* sql, const std::string& job, std::int64_t a,
               std::int64_t b) {
-  auto stmt = c.prepare(sql);
+  auto stmt = c.cached(sql);
   if (!stmt) return stmt.error();
   stmt->bind(1, job).bind(2, a).bind(3, b);
   return stmt->run();
@@ -52,7 +52,7 @@ Error unknownJob(const std::string& job) {
 }  // namespace
 
 Status JobAccounting::submitted(const std::string& job, const std::string& queue, std::int64_t at) {
-  auto stmt = db_->connection().prepare(
+  auto stmt = db_->connection().cached(
       "INSERT INTO job_accounting (job, queue, submit_time) VALUES (?1, ?2, ?3) "
       "ON CONFLICT(job) DO NOTHING");
   if (!stmt) return stmt.error();
@@ -108,7 +108,7 @@ Status JobAccounting::stopped(const std::string& job, std::int64_t at, StopReaso
 }
 
 Status JobAccounting::forget(const std::string& job) {
-  auto stmt = db_->connection().prepare("DELETE FROM job_accounting WHERE job = ?1");
+  auto stmt = db_->connection().cached("DELETE FROM job_accounting WHERE job = ?1");
   if (!stmt) return stmt.error();
   stmt->bind(1, job);
   return stmt->run();

@@ -27,7 +27,7 @@ Result<std::map<std::string, std::int64_t>> decodeUsageMap(const nlohmann::json&
 }  // namespace
 
 Status UsageHistory::save(const std::string& queue, const QueueUsage& usage) {
-  auto stmt = db_->connection().prepare(
+  auto stmt = db_->connection().cached(
       "INSERT INTO queue_usage (queue, usage, updated_at) VALUES (?1, ?2, ?3) "
       "ON CONFLICT(queue) DO UPDATE SET usage = excluded.usage, updated_at = excluded.updated_at");
   if (!stmt) return stmt.error();
@@ -36,7 +36,7 @@ Status UsageHistory::save(const std::string& queue, const QueueUsage& usage) {
 }
 
 Status UsageHistory::forget(const std::string& queue) {
-  auto stmt = db_->connection().prepare("DELETE FROM queue_usage WHERE queue = ?1");
+  auto stmt = db_->connection().cached("DELETE FROM queue_usage WHERE queue = ?1");
   if (!stmt) return stmt.error();
   stmt->bind(1, queue);
   return stmt->run();
@@ -44,7 +44,7 @@ Status UsageHistory::forget(const std::string& queue) {
 
 Result<std::map<std::string, QueueUsage>> UsageHistory::load() const {
   auto stmt =
-      db_->connection().prepare("SELECT queue, usage, updated_at FROM queue_usage ORDER BY queue");
+      db_->connection().cached("SELECT queue, usage, updated_at FROM queue_usage ORDER BY queue");
   if (!stmt) return stmt.error();
   std::map<std::string, QueueUsage> out;
   while (true) {
