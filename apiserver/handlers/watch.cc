@@ -168,8 +168,14 @@ class WatchStream final : public http::ResponseStream,
     }
     if (cached.line.empty() || cached.revision != revision || cached.type != type || !uid ||
         cached.uid != *uid) {
-      cached.line = json({{"type", typeName(type)}, {"object", object}}).dump();
-      cached.line.push_back('\n');
+      // Spliced rather than dumped from json({{"type", ...}, {"object", object}}): that
+      // deep copy of the object, and freeing it, cost as much as the serializing. The keys
+      // come in the order nlohmann::json writes them (sorted), so the line is the same.
+      cached.line.assign(R"({"object":)");
+      cached.line += object.dump();
+      cached.line += R"(,"type":")";
+      cached.line += typeName(type);
+      cached.line += "\"}\n";
       cached.revision = revision;
       cached.type = type;
       cached.uid = uid ? *uid : std::string();

@@ -96,6 +96,8 @@ TEST_CASE("a burst of watch events reaches the client as one chunk per event, in
     // One JSON line per chunk: a newline at the end and nowhere else.
     REQUIRE(chunk.find('\n') == chunk.size() - 1);
     auto event = json::parse(chunk);
+    // Byte for byte the serialized event object (the server splices the line together).
+    CHECK(event.dump() + "\n" == chunk);
     CHECK(event["type"] == "ADDED");
     CHECK(event["object"]["metadata"]["name"] == "burst-" + std::to_string(i));
     CHECK(event["object"]["data"]["payload"].get<std::string>().size() ==
