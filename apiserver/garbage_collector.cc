@@ -2,6 +2,7 @@
 
 #include "apiserver/object_meta.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace troupe::apiserver {
 
@@ -61,7 +62,10 @@ Status GarbageCollector::start() {
       if (!live_.count(uid)) gone.push_back(uid);
   }
   for (const auto& uid : gone) enqueue(OwnerRemoved{uid});
-  worker_ = std::thread([this] { run(); });
+  worker_ = std::thread([this] {
+    nameThisThread("api-gc");
+    run();
+  });
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/log.h"
+#include "common/thread_name.h"
 #include "kube/backoff.h"
 #include "kube/watch_stream.h"
 
@@ -36,7 +37,10 @@ void Informer::addIndex(const std::string& name, IndexFunction function) {
 
 void Informer::start() {
   TROUPE_CHECK(!thread_.joinable(), "informer for {} started twice", type_.qualifiedName());
-  thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+  thread_ = std::jthread([this](std::stop_token stop) {
+    nameThisThread("inf-" + type_.resource);
+    run(stop);
+  });
 }
 
 void Informer::stop() {

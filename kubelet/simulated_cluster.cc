@@ -1,6 +1,7 @@
 #include "kubelet/simulated_cluster.h"
 
 #include "common/log.h"
+#include "common/thread_name.h"
 #include "kubelet/node_status.h"
 #include "kubelet/pod_status.h"
 
@@ -111,7 +112,11 @@ Status SimulatedCluster::start(std::chrono::milliseconds sync_timeout) {
   }
   running_ = true;
   int workers = std::max(1, options_.workers);
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
+  for (int i = 0; i < workers; ++i)
+    workers_.emplace_back([this] {
+      nameThisThread("kubelet");
+      work();
+    });
   log::info("simulated kubelets started", {{"nodes", nodes_.cache().size()},
                                            {"pods", pods_.cache().size()},
                                            {"speed", options_.speed.factor()},

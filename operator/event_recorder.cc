@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/log.h"
+#include "common/thread_name.h"
 #include "kube/kube_client.h"
 #include "kube/resource_type.h"
 
@@ -12,7 +13,10 @@ EventRecorder::EventRecorder(kube::KubeClient& client, std::string field_manager
                              std::size_t writers, std::size_t capacity)
     : client_(client), field_manager_(std::move(field_manager)), capacity_(capacity) {
   for (std::size_t i = 0; i < std::max<std::size_t>(1, writers); ++i)
-    writers_.emplace_back([this] { writeLoop(); });
+    writers_.emplace_back([this] {
+      nameThisThread("op-events");
+      writeLoop();
+    });
 }
 
 EventRecorder::~EventRecorder() { stop(); }

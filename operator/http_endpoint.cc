@@ -12,6 +12,7 @@
 #include <sys/time.h>
 
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace troupe::operator_runtime {
 namespace {
@@ -30,7 +31,10 @@ class BeastHttpEndpoint final : public HttpEndpoint {
     acceptor_.bind(endpoint);
     acceptor_.listen();
     port_ = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      nameThisThread("op-metrics");
+      run();
+    });
   }
   ~BeastHttpEndpoint() override { stop(); }
 

@@ -17,6 +17,7 @@
 
 #include "api/well_known.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 #include "controllers/action_plan.h"
 #include "controllers/admission_recovery.h"
 #include "controllers/annotations.h"
@@ -70,7 +71,11 @@ void concurrently(std::size_t n, std::size_t width, Fn fn) {
     for (std::size_t i = next++; i < n; i = next++) fn(i);
   };
   std::vector<std::jthread> helpers;
-  for (std::size_t t = 1; t < std::min(width, n); ++t) helpers.emplace_back(worker);
+  for (std::size_t t = 1; t < std::min(width, n); ++t)
+    helpers.emplace_back([&] {
+      nameThisThread("op-write");
+      worker();
+    });
   worker();
 }
 constexpr const char* kJobPrefix = "TrainingJob:";
@@ -1071,6 +1076,7 @@ void Operator::start() {
     TROUPE_CHECK(elector.ok(), "leader election config: {}", elector.error().describe());
     runtime_->elector = std::move(*elector);
     elector_thread_ = std::jthread([this](std::stop_token stop) {
+      nameThisThread("op-elector");
       // Campaign only once the caches are synced: a replica that cannot act must not lead.
       while (!stop.stop_requested() && !synced())
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -1080,9 +1086,15 @@ void Operator::start() {
     leading_ = true;
     metrics_.set("troupe_leader", {}, 1);
   }
-  control_thread_ = std::jthread([this](std::stop_token stop) { controlLoop(stop); });
+  control_thread_ = std::jthread([this](std::stop_token stop) {
+    nameThisThread("op-schedule");
+    controlLoop(stop);
+  });
   for (int i = 0; i < std::max(1, options_.reconcile_workers); ++i)
-    workers_.emplace_back([this](std::stop_token stop) { reconcileLoop(stop); });
+    workers_.emplace_back([this](std::stop_token stop) {
+      nameThisThread("op-reconcile");
+      reconcileLoop(stop);
+    });
 }
 
 void Operator::stop() {

@@ -5,6 +5,7 @@
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/table.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace troupe::apiserver {
 
@@ -227,7 +228,11 @@ class WatchStream final : public http::ResponseStream,
   std::unique_ptr<Watch> watch_;
 };
 
-WatchTicker::WatchTicker() : thread_([this] { run(); }) {}
+WatchTicker::WatchTicker()
+    : thread_([this] {
+        nameThisThread("api-watch-tick");
+        run();
+      }) {}
 WatchTicker::~WatchTicker() { stop(); }
 
 void WatchTicker::add(const std::shared_ptr<WatchStream>& stream) {

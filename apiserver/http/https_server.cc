@@ -5,6 +5,7 @@
 
 #include "apiserver/http/beast_session.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace troupe::apiserver::http {
 
@@ -101,7 +102,10 @@ Result<std::uint16_t> HttpsServer::start() {
   state_->listener->accept();
   state_->work.emplace(state_->io.get_executor());
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.io_threads); ++i) {
-    state_->threads.emplace_back([this] { state_->io.run(); });
+    state_->threads.emplace_back([this] {
+      nameThisThread("api-http");
+      state_->io.run();
+    });
   }
   return port;
 }

@@ -4,6 +4,7 @@
 
 #include "apiserver/http/beast_session.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace troupe::apiserver::http {
 
@@ -123,6 +124,9 @@ void Session::onRead(beast::error_code ec, std::size_t) {
 
   net::post(shared_->workers, [self = shared_from_this(), request = std::move(request),
                                keep_alive]() mutable {
+    // net::thread_pool starts its own threads; each names itself on its first request.
+    thread_local const bool named = (nameThisThread("api-handler"), true);
+    (void)named;
     Response response;
     try {
       response = self->shared_->handler(request);

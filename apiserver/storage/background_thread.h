@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "common/thread_name.h"
+
 // The store's own threads: named (top -H, perf, gdb show them) and deaf to asynchronous
 // signals, so that SIGTERM and SIGINT reach the application's threads (a sigwait loop,
 // say) even when the store was opened before the application blocked them.
@@ -28,7 +30,7 @@ std::thread startBackgroundThread(const char* name, Body body) {
     MaskGuard& operator=(const MaskGuard&) = delete;
   } guard(all);
   return std::thread([name, body = std::move(body)]() mutable {
-    pthread_setname_np(pthread_self(), name);  // at most 15 characters
+    nameThisThread(name);
     body();
   });
 }
