@@ -11,6 +11,7 @@
 
 #include "api/quantity.h"
 #include "api/well_known.h"
+#include "common/check.h"
 #include "controllers/annotations.h"
 #include "controllers/object_json.h"
 #include "controllers/queue_tree.h"
@@ -45,6 +46,16 @@ std::int32_t priorityOf(const std::string& cls, std::span<const MemberPod> pods,
 }
 
 }  // namespace
+
+void recycleNodes(ClusterSnapshot&& used, SnapshotFacts& facts) {
+  TROUPE_CHECK(used.node_facts.size() == used.snapshot.nodes.size(),
+               "a snapshot with {} nodes has facts for {}", used.snapshot.nodes.size(),
+               used.node_facts.size());
+  facts.spare_nodes = std::move(used.snapshot.nodes);
+  facts.spare_node_facts = std::move(used.node_facts);
+  used.snapshot.nodes.clear();
+  used.node_facts.clear();
+}
 
 std::vector<int> parseGpuIndices(const std::string& text) {
   std::vector<int> out;
@@ -196,6 +207,15 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   // bound pod's node exists (a hash set of them cost 6% of a cycle, a cache miss a probe).
   std::vector<std::string_view> node_names;
   node_names.reserve(objects.nodes.size());
+  // The previous snapshot's specs, when its user recycled them: both lists are in the
+  // caches' key order, so a walk beside this listing finds each unchanged node's spec.
+  auto spare = std::move(facts.spare_nodes);
+  auto spare_facts = std::move(facts.spare_node_facts);
+  facts.spare_nodes.clear();
+  facts.spare_node_facts.clear();
+  std::size_t next_spare = 0;
+  out.snapshot.nodes.reserve(objects.nodes.size());
+  out.node_facts.reserve(objects.nodes.size());
   for (std::size_t i = 0; i < objects.nodes.size(); ++i) {
     const NodeFacts& node = facts.nodes[i];
     auto allocatable = node.allocatable.in(names);
@@ -204,13 +224,22 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
           {"Node", node.spec.name, allocatable ? *node.error : allocatable.error()});
       continue;
     }
-    queueing::NodeSpec spec = node.spec;
+    const auto& source = facts.nodes.shared(i);
+    while (next_spare < spare.size() && spare[next_spare].name < node.spec.name) ++next_spare;
+    queueing::NodeSpec spec;
+    if (next_spare < spare.size() && spare_facts[next_spare] == source) {
+      // Made from these very facts: equal to node.spec but for allocatable, set below.
+      spec = std::move(spare[next_spare++]);
+    } else {
+      spec = node.spec;
+    }
     spec.allocatable = *allocatable;
     if (auto it = held_outside.find(spec.name); it != held_outside.end()) {
       spec.allocatable = ResourceVector::max(spec.allocatable - it->second, ResourceVector());
     }
     node_names.push_back(node.spec.name);
     out.snapshot.nodes.push_back(std::move(spec));
+    out.node_facts.push_back(source);
   }
   if (!std::is_sorted(node_names.begin(), node_names.end()))
     std::sort(node_names.begin(), node_names.end());

@@ -77,6 +77,8 @@ struct ClusterSnapshot {
   queueing::ResourceNames names;
   std::map<std::string, Gang> gangs;  // by key
   std::vector<Problem> problems;
+  // By snapshot.nodes: the facts each node was made from.
+  std::vector<std::shared_ptr<const NodeFacts>> node_facts;
 };
 
 struct SnapshotOptions {
@@ -97,6 +99,10 @@ struct SnapshotOptions {
 //   minMember pods wait unbound; pods of one shape form one pod set.
 // Objects that break a rule go to `problems` and are left out, never crash the build.
 ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options);
+
+// Hands the node specs of a snapshot its user is done with to `facts`, for the next build
+// to move rather than copy those whose node did not change. `used` loses its nodes.
+void recycleNodes(ClusterSnapshot&& used, SnapshotFacts& facts);
 
 // "0,1,2,3" <-> {0,1,2,3}; an empty or damaged annotation reads as no GPUs.
 std::vector<int> parseGpuIndices(const std::string& text);

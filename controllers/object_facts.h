@@ -151,6 +151,13 @@ struct SnapshotFacts {
   FactsCache<PodFacts> pods{readPodFacts};
   FactsCache<NodeFacts> nodes{readNodeFacts};
   FactsCache<PodGroupFacts> groups{readPodGroupFacts};
+  // The node specs of a snapshot its user is done with (recycleNodes), each with the facts
+  // it was made from, in the snapshot's order: the next build moves a node whose facts are
+  // the same into its own snapshot instead of copying them again. Copying every node's
+  // name, labels, taints and GPU topology was a quarter of the operator's snapshot at
+  // 5,000 nodes, and freeing the copies as much again.
+  std::vector<queueing::NodeSpec> spare_nodes;
+  std::vector<std::shared_ptr<const NodeFacts>> spare_node_facts;
 };
 
 }  // namespace troupe::controllers

@@ -194,3 +194,68 @@ TEST_CASE("a damaged pod or node in kept facts is still named as a problem every
     CHECK(cluster.snapshot.pending.empty());
   }
 }
+
+TEST_CASE("a recycled snapshot's unchanged nodes are moved into the next, changed ones read",
+          "[controllers][facts]") {
+  auto described = [](std::string name, std::string rack) {
+    Json n = node(std::move(name)).gpus(8).rack(std::move(rack));
+    n["metadata"]["annotations"]["troupe.dev/gpu-topology"] =
+        R"({"nvlinkIslands":[[0,1,2,3],[4,5,6,7]],"numa":[[0,1,2,3],[4,5,6,7]]})";
+    n["spec"]["taints"] = {{{"key", "gpu"}, {"value", "a100"}, {"effect", "NoSchedule"}}};
+    return n;
+  };
+  ApiObjects objects;
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.nodes = {described("n1", "r1"), described("n2", "r1"), described("n3", "r2")};
+  objects.pods = {pod("kube", "daemon").scheduler("default-scheduler").gpus(2).boundTo("n2")};
+  SnapshotFacts kept;
+  SnapshotOptions options;
+  options.facts = &kept;
+  auto same_nodes = [](const ClusterSnapshot& a, const ClusterSnapshot& b) {
+    REQUIRE(a.snapshot.nodes.size() == b.snapshot.nodes.size());
+    for (std::size_t i = 0; i < a.snapshot.nodes.size(); ++i) {
+      INFO("node " << a.snapshot.nodes[i].name);
+      CHECK(a.snapshot.nodes[i] == b.snapshot.nodes[i]);
+    }
+  };
+
+  auto first = buildClusterSnapshot(objects, options);
+  REQUIRE(first.snapshot.nodes.size() == 3);
+  REQUIRE(first.node_facts.size() == 3);
+  CHECK(first.snapshot.nodes[1].allocatable[kGpu] == 6);
+  const auto* n1_labels = first.snapshot.nodes[0].labels.data();
+  const auto* n3_islands = first.snapshot.nodes[2].nvlink_islands.data();
+  recycleNodes(std::move(first), kept);
+  CHECK(first.snapshot.nodes.empty());
+
+  // Nothing changed but the daemon, gone: the specs are the same objects, moved, and what
+  // the daemon held is free again on the recycled n2.
+  objects.pods = {};
+  auto second = buildClusterSnapshot(objects, options);
+  same_nodes(second, buildClusterSnapshot(objects, {}));
+  CHECK(second.snapshot.nodes[0].labels.data() == n1_labels);
+  CHECK(second.snapshot.nodes[2].nvlink_islands.data() == n3_islands);
+  CHECK(second.snapshot.nodes[1].allocatable[kGpu] == 8);
+  CHECK(kept.spare_nodes.empty());
+  recycleNodes(std::move(second), kept);
+
+  // n1 removed, n0 added before every other node, n2 relabelled: each is read from its
+  // object, and n3 is still moved.
+  ObjectList nodes;
+  nodes.push_back(described("n0", "r0"));
+  nodes.push_back(objects.nodes.ref(1));
+  nodes.push_back(objects.nodes.ref(2));
+  nodes.replace(1, described("n2", "r9"));
+  objects.nodes = nodes;
+  auto third = buildClusterSnapshot(objects, options);
+  same_nodes(third, buildClusterSnapshot(objects, {}));
+  REQUIRE(third.snapshot.nodes.size() == 3);
+  CHECK(third.snapshot.nodes[0].name == "n0");
+  CHECK(third.snapshot.nodes[1].labels == troupe::queueing::Labels{{"troupe.dev/rack", "r9"}});
+  CHECK(third.snapshot.nodes[2].nvlink_islands.data() == n3_islands);
+
+  // Without a recycle the next build copies every node, and is still the same snapshot.
+  auto fourth = buildClusterSnapshot(objects, options);
+  same_nodes(fourth, third);
+  CHECK(fourth.snapshot.nodes[2].nvlink_islands.data() != n3_islands);
+}
