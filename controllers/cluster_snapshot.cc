@@ -47,14 +47,15 @@ std::int32_t priorityOf(const std::string& cls, std::span<const MemberPod> pods,
 
 }  // namespace
 
-void recycleNodes(ClusterSnapshot&& used, SnapshotFacts& facts) {
+void recycle(ClusterSnapshot&& used, SnapshotFacts& facts) {
   TROUPE_CHECK(used.node_facts.size() == used.snapshot.nodes.size(),
                "a snapshot with {} nodes has facts for {}", used.snapshot.nodes.size(),
                used.node_facts.size());
-  facts.spare_nodes = std::move(used.snapshot.nodes);
-  facts.spare_node_facts = std::move(used.node_facts);
-  used.snapshot.nodes.clear();
-  used.node_facts.clear();
+  if (used.pod_reads != facts.pods.reads()) {  // not the latest build's: nothing to reuse
+    facts.spare.reset();
+    return;
+  }
+  facts.spare = std::move(used);
 }
 
 std::vector<int> parseGpuIndices(const std::string& text) {
@@ -79,14 +80,20 @@ std::string formatGpuIndices(const std::vector<int>& gpus) {
   return fmt::format("{}", fmt::join(gpus, ","));
 }
 
-ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options) {
+namespace {
+
+// One build; `spare`, when given, is the recycled snapshot to move unchanged parts from.
+// `recycled_gangs` says whether any gang was taken from it.
+ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
+                      ClusterSnapshot* spare, bool& recycled_gangs) {
+  recycled_gangs = false;
   ClusterSnapshot out;
   out.snapshot.now = options.now;
   auto& names = out.names;
 
   // Priority classes.
-  std::map<std::string, std::int32_t> classes;
-  std::optional<std::int32_t> global_default;
+  auto& classes = out.priority_classes;
+  auto& global_default = out.default_priority;
   for (const auto& pc : objects.priority_classes) {
     auto value = static_cast<std::int32_t>(intAt(pc, "/value"));
     classes[nameOf(pc)] = value;
@@ -158,6 +165,7 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   facts.pods.read(objects.pods);
   facts.nodes.read(objects.nodes);
   facts.groups.read(objects.pod_groups);
+  if (options.facts) out.pod_reads = facts.pods.reads();
   std::map<std::string, ResourceVector> held_outside;
   // The pods of each group, found by a merge of two key orders rather than a hash table
   // by group name: that table, filled and probed once per group every cycle, was a quarter
@@ -207,13 +215,11 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   // bound pod's node exists (a hash set of them cost 6% of a cycle, a cache miss a probe).
   std::vector<std::string_view> node_names;
   node_names.reserve(objects.nodes.size());
-  // The previous snapshot's specs, when its user recycled them: both lists are in the
-  // caches' key order, so a walk beside this listing finds each unchanged node's spec.
-  auto spare = std::move(facts.spare_nodes);
-  auto spare_facts = std::move(facts.spare_node_facts);
-  facts.spare_nodes.clear();
-  facts.spare_node_facts.clear();
-  std::size_t next_spare = 0;
+  // The recycled snapshot's specs: both lists are in the caches' key order, so a walk
+  // beside this listing finds each unchanged node's spec.
+  std::vector<queueing::NodeSpec> no_nodes;
+  auto& spare_nodes = spare ? spare->snapshot.nodes : no_nodes;
+  std::size_t next_spare = 0, nodes_moved = 0;
   out.snapshot.nodes.reserve(objects.nodes.size());
   out.node_facts.reserve(objects.nodes.size());
   for (std::size_t i = 0; i < objects.nodes.size(); ++i) {
@@ -225,11 +231,13 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
       continue;
     }
     const auto& source = facts.nodes.shared(i);
-    while (next_spare < spare.size() && spare[next_spare].name < node.spec.name) ++next_spare;
+    while (next_spare < spare_nodes.size() && spare_nodes[next_spare].name < node.spec.name)
+      ++next_spare;
     queueing::NodeSpec spec;
-    if (next_spare < spare.size() && spare_facts[next_spare] == source) {
+    if (next_spare < spare_nodes.size() && spare->node_facts[next_spare] == source) {
       // Made from these very facts: equal to node.spec but for allocatable, set below.
-      spec = std::move(spare[next_spare++]);
+      spec = std::move(spare_nodes[next_spare++]);
+      ++nodes_moved;
     } else {
       spec = node.spec;
     }
@@ -244,13 +252,83 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
   if (!std::is_sorted(node_names.begin(), node_names.end()))
     std::sort(node_names.begin(), node_names.end());
 
+  // Gangs from the recycled snapshot. Only when it is the build of the read just before
+  // this one (so that the pods' changes cover everything between the two), with the same
+  // priority classes and not from a later time: then a gang whose PodGroup is the same
+  // version and none of whose pods is new, changed or gone comes out as it did, but for
+  // its stand-ins for `now`.
+  const bool gangs_recyclable =
+      spare && options.facts && spare->pod_reads + 1 == facts.pods.reads() &&
+      spare->priority_classes == classes && spare->default_priority == global_default &&
+      spare->snapshot.now <= options.now;
+  // The nodes' names are those of the recycled snapshot when every node was moved from it.
+  const bool same_nodes =
+      spare && nodes_moved == spare_nodes.size() && nodes_moved == out.snapshot.nodes.size();
+  std::vector<std::string_view> changed_groups, troubled_groups;
+  if (gangs_recyclable) {
+    for (const auto& change : facts.pods.changes())
+      for (const auto* p : {change.before.get(), change.after.get()})
+        if (p && !p->group.empty()) changed_groups.push_back(p->group);
+    std::sort(changed_groups.begin(), changed_groups.end());
+    // A gang the recycled snapshot named in a problem is built again, to name it again.
+    for (const auto& problem : spare->problems)
+      if (problem.kind == "PodGroup") troubled_groups.push_back(problem.key);
+    std::sort(troubled_groups.begin(), troubled_groups.end());
+  }
+  auto spare_gang = spare ? spare->gangs.begin() : out.gangs.end();
+  std::size_t spare_running = 0, spare_pending = 0;
+  // Moves gang `key`, built from `group`, out of the recycled snapshot; false when it
+  // must be built again.
+  auto take = [&](const std::string& key, const std::shared_ptr<const PodGroupFacts>& group) {
+    if (!gangs_recyclable || !group->submit_time) return false;  // else submit time is `now`
+    if (std::binary_search(changed_groups.begin(), changed_groups.end(), std::string_view(key)) ||
+        std::binary_search(troubled_groups.begin(), troubled_groups.end(), std::string_view(key)))
+      return false;
+    while (spare_gang != spare->gangs.end() && spare_gang->first < key) ++spare_gang;
+    if (spare_gang == spare->gangs.end() || spare_gang->first != key ||
+        spare_gang->second.group != group)
+      return false;
+    const Gang& was = spare_gang->second;
+    if (was.state == GangState::Running) {
+      auto& running = spare->snapshot.running;
+      while (spare_running < running.size() && running[spare_running].spec.name < key)
+        ++spare_running;
+      if (spare_running == running.size() || running[spare_running].spec.name != key) return false;
+      auto& r = running[spare_running];
+      const bool started = spare->running_started[spare_running];
+      // Its start is the earliest pod start, or `now` when that is later or no pod started:
+      // a start before the recycled snapshot's `now` stays, the stand-in moves.
+      if (started && r.start_time >= spare->snapshot.now) return false;
+      if (!same_nodes)
+        for (const auto& pod : r.pods)
+          if (!std::binary_search(node_names.begin(), node_names.end(), std::string_view(pod.node)))
+            return false;  // built again, to name the missing node
+      if (!started) r.start_time = options.now;
+      out.snapshot.running.push_back(std::move(r));
+      out.running_started.push_back(started);
+      ++spare_running;
+    } else if (was.state == GangState::Pending) {
+      auto& pending = spare->snapshot.pending;
+      while (spare_pending < pending.size() && pending[spare_pending].name < key) ++spare_pending;
+      if (spare_pending == pending.size() || pending[spare_pending].name != key) return false;
+      out.snapshot.pending.push_back(std::move(pending[spare_pending++]));
+    }
+    auto next = std::next(spare_gang);
+    out.gangs.insert(out.gangs.end(), spare->gangs.extract(spare_gang));
+    spare_gang = next;
+    recycled_gangs = true;
+    return true;
+  };
+
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
   out.snapshot.running.reserve(objects.pod_groups.size());
   out.running_started.reserve(objects.pod_groups.size());
   for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
     const PodGroupFacts& group = facts.groups[i];
+    if (take(group.key, facts.groups.shared(i))) continue;
     Gang gang;
+    gang.group = facts.groups.shared(i);
     gang.key = group.key;
     gang.queue = group.queue;
     gang.min_member = group.min_member;
@@ -364,6 +442,22 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
     }
     out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
   }
+  return out;
+}
+
+}  // namespace
+
+ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options) {
+  std::optional<ClusterSnapshot> spare;
+  if (options.facts) spare.swap(options.facts->spare);
+  bool recycled_gangs = false;
+  auto out = build(objects, options, spare ? &*spare : nullptr, recycled_gangs);
+  // A recycled gang's requests are in the recycled snapshot's resource slots. Slots go to
+  // names in the order objects name them, and a gang taken whole names nothing, so the
+  // slots can come out otherwise (a resource now named first elsewhere, or by nothing):
+  // then the gangs are all built again.
+  if (recycled_gangs && !(out.names == spare->names))
+    out = build(objects, options, nullptr, recycled_gangs);
   return out;
 }
 

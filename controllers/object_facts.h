@@ -104,12 +104,26 @@ class FactsCache {
   using Reader = Facts (*)(const nlohmann::json&);
   explicit FactsCache(Reader read) : read_(read) {}
 
+  // What one read() found different from the listing before: the facts an object had
+  // (null when it is new) and has (null when it is gone). An object listed in another
+  // place than before may show as gone and new at once.
+  struct Change {
+    std::shared_ptr<const Facts> before;
+    std::shared_ptr<const Facts> after;
+  };
+
   // Reads `list`: afterwards (*this)[i] is the facts of its i-th object. The facts of
   // objects the previous listing had and this one has not are forgotten.
   void read(const ObjectList& list) {
     std::vector<Entry> next;
     next.reserve(list.size());
+    changes_.clear();
     std::size_t j = 0;  // the place in the previous listing
+    // Entries of the previous listing passed over without being taken: gone, or replaced.
+    auto skip = [&] {
+      if (entries_[j].facts) changes_.push_back({std::move(entries_[j].facts), nullptr});
+      ++j;
+    };
     for (std::size_t i = 0; i < list.size(); ++i) {
       const ObjectRef& object = list.ref(i);
       if (j < entries_.size() && entries_[j].object == object) {
@@ -117,17 +131,27 @@ class FactsCache {
         continue;
       }
       auto key = keyOf(*object);
-      while (j < entries_.size() && entries_[j].key < key) ++j;  // deleted since
+      while (j < entries_.size() && entries_[j].key < key) skip();  // deleted since
       if (j < entries_.size() && entries_[j].object == object) {
         next.push_back(std::move(entries_[j++]));
         continue;
       }
-      if (j < entries_.size() && entries_[j].key == key) ++j;  // an older version
-      next.push_back({object, std::move(key), std::make_shared<const Facts>(read_(*object))});
+      if (j < entries_.size() && entries_[j].key == key) skip();  // an older version
+      auto facts = std::make_shared<const Facts>(read_(*object));
+      changes_.push_back({nullptr, facts});
+      next.push_back({object, std::move(key), std::move(facts)});
       ++parsed_;
     }
+    while (j < entries_.size()) skip();  // deleted since, after the last one listed
     entries_ = std::move(next);
+    ++reads_;
   }
+  // The differences the last read() found: every object new, changed or gone since the
+  // read before. A listing out of key order may also report some unchanged objects, as
+  // gone and new.
+  const std::vector<Change>& changes() const { return changes_; }
+  // How many listings were read: tells a reader of changes() which read they follow.
+  std::uint64_t reads() const { return reads_; }
   const Facts& operator[](std::size_t i) const { return *entries_[i].facts; }
   // The same facts, shared: they stay valid after the cache moves on.
   const std::shared_ptr<const Facts>& shared(std::size_t i) const { return entries_[i].facts; }
@@ -143,21 +167,9 @@ class FactsCache {
   };
   Reader read_;
   std::vector<Entry> entries_;  // in the order of the last listing read
+  std::vector<Change> changes_;
   std::uint64_t parsed_ = 0;
-};
-
-// What the scheduling loop keeps from one snapshot build to the next.
-struct SnapshotFacts {
-  FactsCache<PodFacts> pods{readPodFacts};
-  FactsCache<NodeFacts> nodes{readNodeFacts};
-  FactsCache<PodGroupFacts> groups{readPodGroupFacts};
-  // The node specs of a snapshot its user is done with (recycleNodes), each with the facts
-  // it was made from, in the snapshot's order: the next build moves a node whose facts are
-  // the same into its own snapshot instead of copying them again. Copying every node's
-  // name, labels, taints and GPU topology was a quarter of the operator's snapshot at
-  // 5,000 nodes, and freeing the copies as much again.
-  std::vector<queueing::NodeSpec> spare_nodes;
-  std::vector<std::shared_ptr<const NodeFacts>> spare_node_facts;
+  std::uint64_t reads_ = 0;
 };
 
 }  // namespace troupe::controllers

@@ -728,7 +728,7 @@ struct Operator::Runtime {
     op.metrics_.observe(
         "troupe_scheduling_cycle_duration_seconds", {},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    ctl::recycleNodes(std::move(cluster), facts);
+    ctl::recycle(std::move(cluster), facts);
   }
 
   // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods

@@ -111,7 +111,7 @@ struct PodSet {
   std::shared_ptr<const PodShape> shape;
   std::int32_t count = 1;
   std::int32_t min_count = 1;
-  // Shapes compare by what they hold: each snapshot makes its own.
+  // Shapes compare by what they hold: snapshots built apart make their own.
   friend bool operator==(const PodSet& a, const PodSet& b) {
     const bool same_shape = a.shape == b.shape || (a.shape && b.shape && *a.shape == *b.shape);
     return same_shape && a.count == b.count && a.min_count == b.min_count;

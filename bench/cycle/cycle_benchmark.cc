@@ -163,7 +163,7 @@ TimedCycle timedCycle(const controllers::ApiObjects& objects, std::int64_t t,
   out.schedule_ms = scheduled - loaded_at;
   out.plan_ms = planned - scheduled;
   out.total_ms = planned - start;
-  controllers::recycleNodes(std::move(cluster), facts);  // as the operator does
+  controllers::recycle(std::move(cluster), facts);  // as the operator does
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "controllers/cluster_snapshot.h"
@@ -100,15 +102,30 @@ TEST_CASE("kept facts follow objects added, changed and deleted anywhere in a li
     }
     return cache.parsed();
   };
+  // What changes() reports after a read: "name:before node>after node", sorted.
+  auto changes = [&] {
+    std::vector<std::string> out;
+    for (const auto& c : cache.changes())
+      out.push_back(fmt::format("{}:{}>{}", (c.before ? c.before : c.after)->name,
+                                c.before ? c.before->node : "", c.after ? c.after->node : ""));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
   CHECK(read() == 10);
-  CHECK(read() == 10);                                   // nothing changed
+  CHECK(changes().size() == 10);  // all new
+  CHECK(read() == 10);            // nothing changed
+  CHECK(changes().empty());
   list.erase(list.begin(), list.begin() + 3);            // a run deleted at the front
   list.erase(list.begin() + 2);                          // one in the middle (p5)
   list.insert(list.begin() + 1, boundPod("p3a", "n2"));  // one added
   list[4] = boundPod(nameAt(list[4]), "n3");             // one changed (p7)
   list.push_back(boundPod("p9a", "n4"));                 // one added at the end
   CHECK(read() == 13);
+  CHECK(changes() == std::vector<std::string>{"p0:n1>", "p1:n1>", "p2:n1>", "p3a:>n2", "p5:n1>",
+                                              "p7:>n3", "p7:n1>", "p9a:>n4"});
+  list.pop_back();  // the last one deleted, after every object listed
   CHECK(read() == 13);
+  CHECK(changes() == std::vector<std::string>{"p9a:n4>"});
   // Out of key order every object is still given its own facts; some are parsed again.
   std::reverse(list.begin(), list.end());
   const auto parsed = read();
@@ -225,8 +242,7 @@ TEST_CASE("a recycled snapshot's unchanged nodes are moved into the next, change
   CHECK(first.snapshot.nodes[1].allocatable[kGpu] == 6);
   const auto* n1_labels = first.snapshot.nodes[0].labels.data();
   const auto* n3_islands = first.snapshot.nodes[2].nvlink_islands.data();
-  recycleNodes(std::move(first), kept);
-  CHECK(first.snapshot.nodes.empty());
+  recycle(std::move(first), kept);
 
   // Nothing changed but the daemon, gone: the specs are the same objects, moved, and what
   // the daemon held is free again on the recycled n2.
@@ -236,8 +252,8 @@ TEST_CASE("a recycled snapshot's unchanged nodes are moved into the next, change
   CHECK(second.snapshot.nodes[0].labels.data() == n1_labels);
   CHECK(second.snapshot.nodes[2].nvlink_islands.data() == n3_islands);
   CHECK(second.snapshot.nodes[1].allocatable[kGpu] == 8);
-  CHECK(kept.spare_nodes.empty());
-  recycleNodes(std::move(second), kept);
+  CHECK_FALSE(kept.spare.has_value());
+  recycle(std::move(second), kept);
 
   // n1 removed, n0 added before every other node, n2 relabelled: each is read from its
   // object, and n3 is still moved.
