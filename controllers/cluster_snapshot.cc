@@ -306,17 +306,20 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       if (!started) r.start_time = options.now;
       out.snapshot.running.push_back(std::move(r));
       out.running_started.push_back(started);
+      out.running_recycled.push_back(true);
       ++spare_running;
     } else if (was.state == GangState::Pending) {
       auto& pending = spare->snapshot.pending;
       while (spare_pending < pending.size() && pending[spare_pending].name < key) ++spare_pending;
       if (spare_pending == pending.size() || pending[spare_pending].name != key) return false;
       out.snapshot.pending.push_back(std::move(pending[spare_pending++]));
+      out.pending_recycled.push_back(true);
     }
     auto next = std::next(spare_gang);
     out.gangs.insert(out.gangs.end(), spare->gangs.extract(spare_gang));
     spare_gang = next;
     recycled_gangs = true;
+    out.recycled_from = spare->pod_reads;
     return true;
   };
 
@@ -431,12 +434,14 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       gang.state = GangState::Running;
       out.snapshot.running.push_back(std::move(running));
       out.running_started.push_back(started.has_value());
+      out.running_recycled.push_back(false);
     } else if (total >= gang.min_member && total > 0) {
       for (auto& ps : spec.pod_sets) {
         ps.min_count = spec.pod_sets.size() == 1 ? std::min(gang.min_member, ps.count) : ps.count;
       }
       gang.state = GangState::Pending;
       out.snapshot.pending.push_back(std::move(spec));
+      out.pending_recycled.push_back(false);
     } else {
       gang.state = GangState::WaitingForPods;
     }

@@ -85,6 +85,12 @@ struct ClusterSnapshot {
   std::optional<std::int32_t> default_priority;
   // SnapshotFacts::pods.reads() when this snapshot was built (0: without SnapshotFacts).
   std::uint64_t pod_reads = 0;
+  // The pod_reads of the recycled snapshot this one took gangs from (0: none), and by
+  // snapshot.running and snapshot.pending, whether each gang was taken from it unchanged
+  // (a running gang's start may have moved, when it was the stand-in `now`).
+  std::uint64_t recycled_from = 0;
+  std::vector<bool> running_recycled;
+  std::vector<bool> pending_recycled;
 };
 
 // What the scheduling loop keeps from one snapshot build to the next: what it read of each

@@ -35,9 +35,21 @@ std::vector<std::string_view> gangNames(const ClusterSnapshot& cluster) {
 
 EngineSync::EngineSync(queueing::Policy policy) : policy_(std::move(policy)), engine_(policy_) {}
 
+void EngineSync::synced(const ClusterSnapshot& cluster, const std::vector<Problem>& problems) {
+  synced_reads_ = cluster.pod_reads;
+  refused_.clear();
+  for (const auto& p : problems) {
+    if (p.kind != "PodGroup") synced_reads_ = 0;  // what else it kept out is not tracked
+    refused_.push_back(p.key);
+  }
+  std::sort(refused_.begin(), refused_.end());
+  engine_.forgetChanges();
+}
+
 std::vector<Problem> EngineSync::reload(const ClusterSnapshot& cluster) {
   auto loaded = loadEngine(cluster, policy_);
   engine_ = std::move(loaded.engine);
+  engine_.trackChanges();
   loaded_ = true;
   names_ = cluster.names;
   queue_tree_ = queueTree(cluster);
@@ -47,6 +59,7 @@ std::vector<Problem> EngineSync::reload(const ClusterSnapshot& cluster) {
   stats_.reloaded = true;
   stats_.nodes = cluster.snapshot.nodes.size();
   stats_.gangs_added = cluster.snapshot.running.size() + cluster.snapshot.pending.size();
+  synced(cluster, loaded.problems);
   return std::move(loaded.problems);
 }
 
@@ -65,6 +78,19 @@ std::vector<Problem> EngineSync::sync(const ClusterSnapshot& cluster) {
     if (!engine_.upsertQueue(q)) return reload(cluster);
   }
 
+  // Gangs that need no asking: taken unchanged from the snapshot synced last, not refused
+  // then, and not changed by the engine since.
+  const bool from_synced = cluster.recycled_from != 0 && cluster.recycled_from == synced_reads_;
+  const auto changed = from_synced ? engine_.changedGangs() : std::vector<std::string>{};
+  auto unasked = [&](const std::vector<bool>& recycled, std::size_t i, const std::string& name) {
+    if (!from_synced || i >= recycled.size() || !recycled[i]) return false;
+    if (std::binary_search(changed.begin(), changed.end(), name) ||
+        std::binary_search(refused_.begin(), refused_.end(), name))
+      return false;
+    ++stats_.gangs_unasked;
+    return true;
+  };
+
   // Gangs the engine holds otherwise than the snapshot: removed now, added back below.
   std::vector<const queueing::RunningGang*> add_running;
   std::vector<const queueing::GangSpec*> add_pending;
@@ -79,12 +105,14 @@ std::vector<Problem> EngineSync::sync(const ClusterSnapshot& cluster) {
     // A gang none of whose pods reported its start keeps the start the engine holds (its
     // admission, or the first sync that saw it running): the snapshot's stand-in is `now`.
     const bool started = i >= cluster.running_started.size() || cluster.running_started[i];
-    if (engine_.holdsRunning(r, started)) continue;
+    if (unasked(cluster.running_recycled, i, r.spec.name) || engine_.holdsRunning(r, started))
+      continue;
     differs(r.spec.name);
     add_running.push_back(&r);
   }
-  for (const auto& g : snap.pending) {
-    if (engine_.holdsPending(g)) continue;
+  for (std::size_t i = 0; i < snap.pending.size(); ++i) {
+    const auto& g = snap.pending[i];
+    if (unasked(cluster.pending_recycled, i, g.name) || engine_.holdsPending(g)) continue;
     differs(g.name);
     add_pending.push_back(&g);
   }
@@ -135,6 +163,7 @@ std::vector<Problem> EngineSync::sync(const ClusterSnapshot& cluster) {
     ++stats_.gangs_added;
     if (auto s = engine_.submit(*g); !s) problems.push_back({"PodGroup", g->name, s.error()});
   }
+  synced(cluster, problems);
   return problems;
 }
 

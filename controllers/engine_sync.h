@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,11 @@
 //   as full (Engine::upsertNode), where a fresh load refuses the gang whose pod no longer
 //   fits and would offer the capacity it still holds to others.
 //
+// Comparing every gang was most of a sync at 100,000 pods (a lookup by name and a compare
+// of its spec each). A gang the snapshot took unchanged from the snapshot synced last
+// (ClusterSnapshot::running_recycled, pending_recycled) and that the engine has not changed
+// since (Engine::changedGangs: its own decisions) is held as it is, so it is not compared.
+//
 // A fresh engine is loaded (loadEngine) on the first sync, when the resource slots
 // changed (the snapshot's ResourceNames: every vector would mean something else), and when
 // the queue tree changed (a queue added, removed or given another parent: the engine
@@ -42,6 +48,7 @@ struct SyncStats {
   std::size_t nodes = 0;          // nodes added, replaced or removed
   std::size_t gangs_removed = 0;  // gone, or to be described again
   std::size_t gangs_added = 0;    // running or pending, new or described again
+  std::size_t gangs_unasked = 0;  // recycled and left alone by the engine: not compared
 };
 
 class EngineSync {
@@ -68,7 +75,14 @@ class EngineSync {
   // The gang names of the last snapshot synced, sorted: the gangs the engine holds, but
   // for those it refused.
   std::vector<std::string> gang_names_;
+  // The last snapshot synced (its pod_reads; 0: none, or one whose refusals went beyond
+  // gangs), and the gangs refused then, sorted: those are offered again every sync.
+  std::uint64_t synced_reads_ = 0;
+  std::vector<std::string> refused_;
   SyncStats stats_;
+
+  // After a sync that brought the engine to `cluster` but for `problems`.
+  void synced(const ClusterSnapshot& cluster, const std::vector<Problem>& problems);
 };
 
 }  // namespace troupe::controllers

@@ -280,6 +280,7 @@ Status Engine::remove(const std::string& name) {
     if (r.gang == g) r.gang = kNoGang;
   for (auto& n : st.nodes)
     if (n.reserved_for == g) n.reserved_for = kNoGang;
+  if (st.track_changes) st.removed_gangs.push_back(name);
   st.gang_ids.erase(it);
   st.gangs[g] = GangState{};
   st.free_gang_ids.push_back(g);
@@ -358,6 +359,23 @@ bool Engine::holdsRunning(const RunningGang& gang, bool compare_start) const {
       return false;
   }
   return true;
+}
+
+std::vector<std::string> Engine::changedGangs() const {
+  const EngineState& st = *state_;
+  std::vector<std::string> out = st.removed_gangs;
+  for (const GangId g : st.changed_gangs)
+    if (st.gangs[g].present) out.push_back(st.gangs[g].spec.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void Engine::trackChanges() { state_->track_changes = true; }
+
+void Engine::forgetChanges() {
+  state_->changed_gangs.clear();
+  state_->removed_gangs.clear();
 }
 
 std::size_t Engine::nodeCount() const { return state_->node_ids.size(); }

@@ -90,6 +90,15 @@ class Engine {
   std::vector<std::string> nodeNames() const;
   const Policy& policy() const;
 
+  // The gangs whose state (added, removed, started, stopped, grown or shrunk) changed
+  // since trackChanges() or the last forgetChanges(), by name, sorted; it may name a few
+  // more. Between two syncs these are what schedule() decided: a caller that keeps the
+  // engine in step with the world need not ask holds*() of a gang it did not change and
+  // the engine did not. Not kept until trackChanges() (one-off engines need no log).
+  void trackChanges();
+  std::vector<std::string> changedGangs() const;
+  void forgetChanges();
+
  private:
   std::unique_ptr<EngineState> state_;
 };

@@ -385,6 +385,7 @@ GangId EngineState::newGang(GangSpec spec) {
     gs.kind = kindOf(k);
   }
   gang_ids.emplace(gs.spec.name, g);
+  noteChanged(g);
   return g;
 }
 
@@ -459,6 +460,7 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   gs.running = true;
   gs.start_time = now;
   gs.pods = std::move(pods);
+  noteChanged(g);
   gs.counts.assign(gs.spec.pod_sets.size(), 0);
   gs.held = ResourceVector{};
   for (const Pod& p : gs.pods) {
@@ -492,6 +494,7 @@ void EngineState::stopRunning(GangId g) {
   }
   gs.running = false;
   gs.pods.clear();
+  noteChanged(g);
   gs.counts.assign(gs.spec.pod_sets.size(), 0);
   gs.held = ResourceVector{};
   if (q >= 0) {
@@ -519,6 +522,7 @@ void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_index
     if (!drop[i]) kept.push_back(gs.pods[i]);
   gs.pods = std::move(kept);
   gs.held -= freed;
+  noteChanged(g);
   runningChanged(gs.queue);
   if (gs.queue >= 0) addAllocated(gs.queue, ResourceVector{} - freed);
 }
@@ -535,6 +539,7 @@ void EngineState::addPods(GangId g, const std::vector<Pod>& pods) {
     gs.pods.push_back(p);
   }
   gs.held += added;
+  noteChanged(g);
   runningChanged(gs.queue);
   if (gs.queue >= 0) addAllocated(gs.queue, added);
 }

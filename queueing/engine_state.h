@@ -244,6 +244,15 @@ class EngineState {
   std::vector<NameKey> name_keys;
   std::unordered_map<std::string, GangId> gang_ids;
   std::vector<GangId> free_gang_ids;
+  // Gangs whose state changed since Engine::forgetChanges(), kept only once a caller asks
+  // for them (Engine::trackChanges): ids of those still held (an id freed and taken again
+  // names its new gang, one more than needed), names of those removed.
+  bool track_changes = false;
+  std::vector<GangId> changed_gangs;
+  std::vector<std::string> removed_gangs;
+  void noteChanged(GangId g) {
+    if (track_changes) changed_gangs.push_back(g);
+  }
   // Gangs naming a queue that does not exist (yet), by queue name.
   std::unordered_map<std::string, std::set<GangId, NameOrder>> orphans;
   // FIFO policy only: every pending gang with a queue, by submit time then name.

@@ -89,4 +89,25 @@ TEST_CASE("a node that joins wakes every waiting queue", "[queueing][incremental
 }
 
 }  // namespace
+TEST_CASE("an engine that tracks changes names every gang it added, started, stopped or removed",
+          "[queueing][incremental]") {
+  Engine e = fullClusterWithAWaiter();
+  CHECK(e.changedGangs().empty());  // not tracked until asked
+  e.trackChanges();
+  CHECK(e.schedule(10).empty());
+  CHECK(e.changedGangs().empty());  // a cycle that decides nothing changes no gang
+  REQUIRE(e.remove("b-run").ok());
+  REQUIRE(e.submit(gang("b-new").queue("b").gpus(16).submittedAt(20)).ok());  // fits no node
+  CHECK(e.changedGangs() == std::vector<std::string>{"b-new", "b-run"});
+  e.forgetChanges();
+  CHECK(e.changedGangs().empty());
+  const Decisions d = e.schedule(30);
+  REQUIRE(admitted(d, "a-wait"));
+  // The admissions are the changes: the gangs it started, and nothing else.
+  std::vector<std::string> started;
+  for (const auto& a : d.admissions) started.push_back(a.gang);
+  std::sort(started.begin(), started.end());
+  CHECK(e.changedGangs() == started);
+}
+
 }  // namespace troupe::queueing
