@@ -722,7 +722,8 @@ struct Operator::Runtime {
                                       {"queues", engine->lastSync().queues},
                                       {"nodes", engine->lastSync().nodes},
                                       {"gangs_removed", engine->lastSync().gangs_removed},
-                                      {"gangs_added", engine->lastSync().gangs_added}}},
+                                      {"gangs_added", engine->lastSync().gangs_added},
+                                      {"gangs_unasked", engine->lastSync().gangs_unasked}}},
                                     {"ms", steps},
                                     {"cpu_ms", cpu_steps}});
     op.metrics_.observe(
