@@ -36,6 +36,9 @@ inline constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 inline constexpr std::string_view kPodGroupLabel = "troupe.dev/pod-group";
 inline constexpr std::string_view kJobNameLabel = "troupe.dev/job-name";
 inline constexpr std::string_view kReplicaIndexLabel = "troupe.dev/replica-index";
+// Pod label: the queue of a pod with schedulerName troupe that joins no PodGroup, and so
+// is a gang of its own (controllers/lone_pod.h).
+inline constexpr std::string_view kQueueLabel = "troupe.dev/queue";
 
 // Node annotation: GPU indices grouped by NVLink island and by NUMA node, as JSON:
 // {"nvlinkIslands":[[0,1,2,3],[4,5,6,7]],"numa":[[0,1,2,3],[4,5,6,7]]} (api/gpu_topology.h).

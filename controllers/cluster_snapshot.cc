@@ -198,6 +198,15 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   if (!std::is_sorted(group_order.begin(), group_order.end()))
     std::sort(group_order.begin(), group_order.end());
   std::vector<std::pair<std::size_t, std::size_t>> members_of(objects.pod_groups.size());
+  // A bound pod no gang will count still holds its node: one whose group does not exist
+  // (not made yet, or deleted under it) or is finished while the pod lives on.
+  auto holdOutside = [&](std::size_t from, std::size_t to) {
+    for (std::size_t m = from; m < to; ++m) {
+      const PodFacts& pod = **by_group[m].second;
+      if (pod.node.empty()) continue;
+      if (auto requests = pod.requests.in(names)) held_outside[pod.node] += *requests;
+    }
+  };
   std::size_t next_member = 0;
   for (std::size_t g = 0; g < group_order.size(); ++g) {
     const auto& [key, index] = group_order[g];
@@ -205,11 +214,15 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       members_of[index] = members_of[group_order[g - 1].second];
       continue;
     }
+    const std::size_t orphans = next_member;
     while (next_member < by_group.size() && by_group[next_member].first < key) ++next_member;
+    holdOutside(orphans, next_member);
     const std::size_t first = next_member;
     while (next_member < by_group.size() && by_group[next_member].first == key) ++next_member;
     members_of[index] = {first, next_member};
+    if (facts.groups[index].finished) holdOutside(first, next_member);
   }
+  holdOutside(next_member, by_group.size());
 
   // Nodes, and their names as views of the facts' names, sorted for the check that every
   // bound pod's node exists (a hash set of them cost 6% of a cycle, a cache miss a probe).

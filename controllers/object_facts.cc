@@ -9,6 +9,7 @@
 #include "api/well_known.h"
 #include "controllers/annotations.h"
 #include "controllers/cluster_snapshot.h"
+#include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"
 
@@ -152,8 +153,14 @@ PodFacts readPodFacts(const Json& pod) {
   const auto phase = stringField(status, "phase");
   out.terminated = phase == "Succeeded" || phase == "Failed";
   const Json& labels = field(metadata, "labels");
-  const auto group = stringField(labels, api::kPodGroupLabel);
-  if (out.troupe && !group.empty()) out.group = out.ns + "/" + group;
+  if (out.troupe) {
+    // The group it names, or its own (controllers/lone_pod.h).
+    const auto group = stringField(labels, api::kPodGroupLabel);
+    if (!group.empty())
+      out.group = out.ns + "/" + group;
+    else if (!out.uid.empty())
+      out.group = out.ns + "/" + lonePodGroupName(out.uid);
+  }
   const auto index = stringField(labels, api::kReplicaIndexLabel);
   out.replica_index = index.empty() ? -1 : std::atoi(index.c_str());
   out.gpus =

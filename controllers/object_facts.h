@@ -47,8 +47,10 @@ struct PodFacts {
   std::string name;
   std::string key;  // "namespace/name"
   std::string uid;
-  std::string group;  // "namespace/podgroup" of a Troupe pod in a gang, else empty
-  std::string node;   // spec.nodeName, empty while unbound
+  // "namespace/podgroup" of a Troupe pod: the group it names, or its own
+  // (controllers/lone_pod.h); empty for a pod Troupe does not schedule.
+  std::string group;
+  std::string node;  // spec.nodeName, empty while unbound
   bool troupe = false;
   bool terminated = false;  // Succeeded or Failed
   bool deleting = false;

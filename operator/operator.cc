@@ -24,6 +24,7 @@
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
 #include "controllers/engine_sync.h"
+#include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/pod_group_status.h"
 #include "controllers/queue_status.h"
@@ -197,8 +198,11 @@ struct Operator::Runtime {
     add("services", res::kServices);
     informer("pods").addIndex("job",
                               [](const Json& p) { return labelIndex(p, api::kJobNameLabel); });
-    informer("pods").addIndex("group",
-                              [](const Json& p) { return labelIndex(p, api::kPodGroupLabel); });
+    informer("pods").addIndex("group", [](const Json& p) -> std::vector<std::string> {
+      auto group = ctl::podGroupName(p);
+      if (group.empty()) return {};
+      return {ctl::namespaceOf(p) + "/" + group};
+    });
 
     // A pod's event reconciles its job and group a moment later: a gang's pods are bound,
     // start and finish together, and one reconcile (one status write) then covers the
@@ -209,7 +213,7 @@ struct Operator::Runtime {
       auto job = ctl::label(*p, api::kJobNameLabel);
       if (!job.empty())
         queue.addAfter(kJobPrefix + ctl::namespaceOf(*p) + "/" + job, kPodEventCoalescing);
-      auto group = ctl::label(*p, api::kPodGroupLabel);
+      auto group = ctl::podGroupName(*p);
       if (!group.empty())
         queue.addAfter(kGroupPrefix + ctl::namespaceOf(*p) + "/" + group, kPodEventCoalescing);
       if (schedule) schedule_requested = true;
@@ -307,6 +311,8 @@ struct Operator::Runtime {
     auto owner = pg ? ctl::controllerOf(*pg) : std::nullopt;
     if (owner && owner->kind == api::kTrainingJobKind) {
       recordEvent("trainingjobs", res::kTrainingJobs, ns, owner->name, e);
+    } else if (owner && owner->kind == "Pod") {  // a lone pod's own group
+      recordEvent("pods", res::kPods, ns, owner->name, e);
     } else {
       recordEvent("podgroups", res::kPodGroups, ns, name, e);
     }
@@ -989,9 +995,34 @@ struct Operator::Runtime {
     }
   }
 
+  // A lone pod's own PodGroup (controllers/lone_pod.h), made once the pod is seen; a pod
+  // that names no queue gets a Warning event that says so instead.
+  void makeLonePodGroup(const std::string& key) {
+    const auto ns = key.substr(0, key.find('/'));
+    for (const auto& pod : informer("pods").cache().byIndex("group", key)) {
+      const auto phase = ctl::stringAt(*pod, "/status/phase");
+      if (!ctl::label(*pod, api::kPodGroupLabel).empty() || ctl::isDeleting(*pod) ||
+          phase == "Succeeded" || phase == "Failed")
+        continue;
+      auto group = ctl::lonePodGroup(*pod);
+      if (!group) {
+        recordEvent("pods", res::kPods, ns, ctl::nameOf(*pod),
+                    {key, "Warning", "NoQueue", group.error().describe()});
+        continue;
+      }
+      auto r = client.create(res::kPodGroups, ns, *group, {kFieldManager, false});
+      if (!r && !r.error().isAlreadyExists()) {
+        log::warn(
+            "create failed",
+            {{"pod", ctl::keyOf(*pod)}, {"kind", "PodGroup"}, {"error", r.error().describe()}});
+        queue.addRateLimited(kGroupPrefix + key);
+      }
+    }
+  }
+
   void reconcileGroup(const std::string& key) {
     auto pg = informer("podgroups").cache().get(key);
-    if (!pg) return;
+    if (!pg) return makeLonePodGroup(key);
     // Shared with the cache: a gang of hundreds of pods is reconciled on each member's
     // event, and copying every member each time made this quadratic in the gang's size.
     const ctl::ObjectList pods(informer("pods").cache().byIndex("group", key));

@@ -116,9 +116,14 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
       core::validatePodSpec(pod.spec, "spec", errors);
       CHECK(pod.spec.scheduler_name == kSchedulerName);
       CHECK(pod.metadata.annotations.count(std::string(kSimDurationAnnotation)) == 1);
+      // A pod joins a PodGroup, or is a gang of one in the queue it names.
       auto group = pod.metadata.labels.find(std::string(kPodGroupLabel));
-      REQUIRE(group != pod.metadata.labels.end());
-      references.push_back({doc.file, "pod group", ns + "/" + group->second});
+      auto queue = pod.metadata.labels.find(std::string(kQueueLabel));
+      REQUIRE((group != pod.metadata.labels.end()) != (queue != pod.metadata.labels.end()));
+      if (group != pod.metadata.labels.end())
+        references.push_back({doc.file, "pod group", ns + "/" + group->second});
+      else
+        references.push_back({doc.file, "queue", queue->second});
       if (!pod.spec.priority_class_name.empty())
         references.push_back({doc.file, "priority class", pod.spec.priority_class_name});
     } else if (kind == "Node") {

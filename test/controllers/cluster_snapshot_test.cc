@@ -42,6 +42,41 @@ TEST_CASE("a node offers what pods of other schedulers leave free", "[controller
   CHECK_FALSE(cluster.snapshot.nodes[1].ready);
 }
 
+TEST_CASE("a bound pod no gang counts still holds its node", "[controllers][snapshot]") {
+  // A group deleted under its running pods, a lone pod whose own group is not made yet,
+  // and a finished group whose pod still runs: none is a gang the engine sees, and each
+  // pod still holds its GPUs. Counting them nowhere would let the engine place a gang on
+  // GPUs in use.
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8)};
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "done").phase("Failed")};
+  objects.pods = {pod("ml", "orphan").group("deleted").gpus(1).boundTo("n1", "0"),
+                  pod("ml", "solo").gpus(2).boundTo("n1", "1,2"),
+                  pod("ml", "straggler").group("done").gpus(4).boundTo("n1", "3,4,5,6"),
+                  pod("ml", "waiting").group("deleted").gpus(1)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.nodes.size() == 1);
+  CHECK(cluster.snapshot.nodes[0].allocatable[kGpu] == 1);
+  CHECK(cluster.snapshot.running.empty());
+  CHECK(cluster.snapshot.pending.empty());
+}
+
+TEST_CASE("a lone pod with its own PodGroup is a pending gang of one", "[controllers][snapshot]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8)};
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "pod-uid-solo")};
+  objects.pods = {pod("ml", "solo").gpus(2)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.pending.size() == 1);
+  CHECK(cluster.snapshot.pending[0].name == "ml/pod-uid-solo");
+  const auto& gang = cluster.gangs.at("ml/pod-uid-solo");
+  CHECK(gang.state == GangState::Pending);
+  REQUIRE(gang.pods.size() == 1);
+  CHECK(gang.pods[0].name() == "solo");
+}
+
 TEST_CASE("a PodGroup becomes a pending gang once minMember pods wait, not before",
           "[controllers][snapshot]") {
   struct Case {

@@ -467,6 +467,74 @@ spec:
   CHECK_FALSE(pt->contains(Json::json_pointer("/status/pending")));
 }
 
+TEST_CASE("a plain pod without a PodGroup runs in the queue its label names",
+          "[operator][e2e][lone-pod]") {
+  ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8));
+  auto pod = [](const std::string& name, const std::string& labels, int gpus) {
+    return fmt::format(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: {}
+  namespace: default
+  labels:
+    app: lone{}
+spec:
+  schedulerName: troupe
+  containers:
+  - name: c
+    image: trainer:1
+    resources:
+      limits:
+        nvidia.com/gpu: "{}"
+---
+)",
+                       name, labels, gpus);
+  };
+  c.kubectl("apply -f -", pod("solo", "\n    troupe.dev/queue: team-a", 6) + pod("lost", "", 1));
+  auto running = [&](const std::string& name) {
+    auto p = c.client().get({res::kPods, "default", name, ""});
+    return p && !ctl::stringAt(*p, "/spec/nodeName").empty() &&
+           ctl::stringAt(*p, "/status/phase") == "Running";
+  };
+  REQUIRE(c.eventually([&] { return running("solo"); }));
+  auto solo = c.client().get({res::kPods, "default", "solo", ""});
+  REQUIRE(solo);
+  // Its own PodGroup, owned by the pod, tells its state.
+  const auto group = "pod-" + ctl::stringAt(*solo, "/metadata/uid");
+  REQUIRE(c.eventually([&] {
+    auto g = c.client().get({res::kPodGroups, "default", group, ""});
+    return g && ctl::stringAt(*g, "/status/phase") == "Running";
+  }));
+  auto g = c.client().get({res::kPodGroups, "default", group, ""});
+  REQUIRE(g);
+  CHECK(ctl::stringAt(*g, "/spec/queue") == "team-a");
+  const Json owner = g->value(Json::json_pointer("/metadata/ownerReferences/0"), Json());
+  CHECK(owner.value("kind", "") == "Pod");
+  CHECK(owner.value("name", "") == "solo");
+  // The pod that names no queue is told so, where kubectl describe shows it, and waits.
+  REQUIRE(c.eventually([&] {
+    auto out = c.kubectl("describe pod lost");
+    return out.find("NoQueue") != std::string::npos &&
+           out.find("troupe.dev/queue") != std::string::npos;
+  }));
+  CHECK_FALSE(running("lost"));
+  // A second lone pod that does not fit beside the first waits for its GPUs, then runs;
+  // the first one's group goes with it.
+  c.kubectl("apply -f -", pod("next", "\n    troupe.dev/queue: team-a", 4));
+  REQUIRE(c.eventually([&] {
+    auto p = c.client().get({res::kPods, "default", "next", ""});
+    if (!p) return false;
+    auto pg = c.client().get(
+        {res::kPodGroups, "default", "pod-" + ctl::stringAt(*p, "/metadata/uid"), ""});
+    return pg && !ctl::stringAt(*pg, "/status/pending/reason").empty();
+  }));
+  CHECK_FALSE(running("next"));
+  c.kubectl("delete pod solo --wait=false");
+  REQUIRE(c.eventually([&] { return running("next"); }));
+  REQUIRE(c.eventually([&] { return !c.client().get({res::kPodGroups, "default", group, ""}); }));
+}
+
 TEST_CASE("a gang on a node that fails restarts whole on the nodes left",
           "[operator][e2e][node-failure]") {
   ClusterFixture c({.nodes = 3, .gpus_per_node = 8});
