@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
+#include <map>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include "apiserver/storage/background_thread.h"
@@ -46,6 +48,10 @@ EventType eventTypeOf(std::int64_t event) {
 // holds the object's last state. prev_revision is the row this write superseded (0 for a
 // create), which is what compaction follows.
 // `objects` is the current state: the revision of the live row of each key.
+// log_by_revision lets a list at a past revision read what changed since without reading
+// the rows' values; its keys rise with every write, so a commit appends to its last page.
+// (It replaced log_by_key (resource, ns, name, revision), whose insert dirtied a random page
+// on every write: at 100,000 objects a third of what a commit wrote.)
 // `meta` holds the last revision ever committed (revisions are never reused, even when
 // compaction removed every row that carried them) and the compacted revision.
 constexpr const char* kSchema = R"sql(
@@ -59,7 +65,8 @@ CREATE TABLE IF NOT EXISTS log (
   prev_revision INTEGER NOT NULL,
   value         TEXT    NOT NULL
 );
-CREATE INDEX IF NOT EXISTS log_by_key ON log (resource, ns, name, revision);
+DROP INDEX IF EXISTS log_by_key;
+CREATE INDEX IF NOT EXISTS log_by_revision ON log (revision, resource, ns, name, prev_revision);
 CREATE TABLE IF NOT EXISTS objects (
   resource TEXT    NOT NULL,
   ns       TEXT    NOT NULL,
@@ -487,7 +494,7 @@ namespace {
 struct Reader {
   SqliteConnection db;
   SqliteStatement begin, end, meta, get;
-  SqliteStatement list_current_all, list_current_ns, list_past_all, list_past_ns, log_row;
+  SqliteStatement list_current_all, list_current_ns, changed_all, changed_ns, log_row;
   SqliteStatement history_all, history_ns;
 
   explicit Reader(SqliteConnection connection) : db(std::move(connection)) {}
@@ -504,15 +511,14 @@ struct Reader {
     const char* kCurrent =
         "SELECT o.ns, o.name, o.revision, l.value FROM objects o JOIN log l "
         "ON l.revision = o.revision WHERE o.resource=?1 AND (o.ns, o.name) > (?2, ?3) ";
-    const char* kPast =
-        "SELECT ns, name, MAX(revision) FROM log WHERE resource=?1 AND (ns, name) > (?2, ?3) "
-        "AND revision <= ?4 ";
+    const char* kChanged =
+        "SELECT ns, name, prev_revision FROM log INDEXED BY log_by_revision "
+        "WHERE revision > ?1 AND revision <= ?2 AND resource = ?3 ";
     const std::string current_all = std::string(kCurrent) + "ORDER BY o.ns, o.name LIMIT ?4";
     const std::string current_ns =
         std::string(kCurrent) + "AND o.ns=?5 ORDER BY o.ns, o.name LIMIT ?4";
-    const std::string past_all = std::string(kPast) + "GROUP BY ns, name ORDER BY ns, name";
-    const std::string past_ns =
-        std::string(kPast) + "AND ns=?5 GROUP BY ns, name ORDER BY ns, name";
+    const std::string changed_all = std::string(kChanged) + "ORDER BY revision";
+    const std::string changed_ns = std::string(kChanged) + "AND ns = ?4 ORDER BY revision";
     const char* kHistory =
         "SELECT revision, event, ns, name, value FROM log WHERE revision > ?1 AND revision <= ?2 "
         "AND resource = ?3 ";
@@ -529,8 +535,8 @@ struct Reader {
          "WHERE o.resource=?1 AND o.ns=?2 AND o.name=?3"},
         {&r->list_current_all, current_all.c_str()},
         {&r->list_current_ns, current_ns.c_str()},
-        {&r->list_past_all, past_all.c_str()},
-        {&r->list_past_ns, past_ns.c_str()},
+        {&r->changed_all, changed_all.c_str()},
+        {&r->changed_ns, changed_ns.c_str()},
         {&r->log_row, "SELECT event, value FROM log WHERE revision=?1"},
         {&r->history_all, history_all.c_str()},
         {&r->history_ns, history_ns.c_str()},
@@ -842,54 +848,91 @@ Result<ListResult> SqliteObjectStore::list(const ListOptions& options) {
       return makeError(ErrorCode::Timeout, "",
                        fmt::format("Too large resource version: {}, current: {}", at, current));
     }
-    if (at == current) {
-      SqliteStatement& stmt = options.ns.empty() ? r.list_current_all : r.list_current_ns;
-      stmt.bind(1, options.resource).bind(2, after_ns).bind(3, after_name).bind(4, want);
-      if (!options.ns.empty()) stmt.bind(5, options.ns);
+    // The state at `at` is the current one with each key written since put back as it was
+    // then: the row that the first write after `at` superseded, or nothing when that write
+    // created the key. By key, past the page's start: the revision it had at `at` (0: none).
+    std::map<std::pair<std::string, std::string>, Revision> rewound;
+    if (at < current) {
+      SqliteStatement& changed = options.ns.empty() ? r.changed_all : r.changed_ns;
+      changed.bind(1, at).bind(2, current).bind(3, options.resource);
+      if (!options.ns.empty()) changed.bind(4, options.ns);
       while (true) {
-        auto row = stmt.step();
+        auto row = changed.step();
         if (!row) {
-          stmt.reset();
+          changed.reset();
           return row.error();
         }
         if (!*row) break;
-        Revision revision = stmt.columnInt(2);
-        out.items.push_back(
-            StoredObject{ObjectKey{options.resource, std::string(stmt.columnText(0)),
-                                   std::string(stmt.columnText(1))},
-                         revision, decodeObject(stmt.columnText(3), revision)});
+        auto ns = changed.columnText(0), name = changed.columnText(1);
+        if (std::tie(ns, name) <= std::tie(after_ns, after_name)) continue;
+        // In revision order: the first row of a key is the write that superseded its state.
+        rewound.try_emplace({std::string(ns), std::string(name)}, changed.columnInt(2));
       }
-      stmt.reset();
-    } else {
-      // The newest row of each key at or before `at`, skipping keys deleted by then.
-      SqliteStatement& stmt = options.ns.empty() ? r.list_past_all : r.list_past_ns;
-      stmt.bind(1, options.resource).bind(2, after_ns).bind(3, after_name).bind(4, at);
-      if (!options.ns.empty()) stmt.bind(5, options.ns);
-      while (want < 0 || static_cast<std::int64_t>(out.items.size()) < want) {
-        auto row = stmt.step();
-        if (!row) {
-          stmt.reset();
-          return row.error();
-        }
-        if (!*row) break;
-        Revision revision = stmt.columnInt(2);
-        r.log_row.bind(1, revision);
-        auto found = r.log_row.step();
-        if (!found || !*found) {
-          r.log_row.reset();
-          stmt.reset();
-          if (!found) return found.error();
-          TROUPE_CHECK(false, "log row {} vanished inside a read transaction", revision);
-        }
-        if (r.log_row.columnInt(0) != kDeleted) {
-          out.items.push_back(
-              StoredObject{ObjectKey{options.resource, std::string(stmt.columnText(0)),
-                                     std::string(stmt.columnText(1))},
-                           revision, decodeObject(r.log_row.columnText(1), revision)});
-        }
+      changed.reset();
+    }
+    auto full = [&] { return want >= 0 && static_cast<std::int64_t>(out.items.size()) >= want; };
+    auto next_rewound = rewound.begin();
+    // Lists the next rewound key as it was at `at`, when it existed then.
+    auto listRewound = [&]() -> Status {
+      const auto& [key, revision] = *next_rewound++;
+      if (revision == 0) return {};
+      r.log_row.bind(1, revision);
+      auto found = r.log_row.step();
+      if (!found || !*found) {
         r.log_row.reset();
+        if (!found) return found.error();
+        // A row a later write superseded is kept by compaction as long as reads at `at`
+        // (at or after the compacted revision) are served, and the read is one transaction.
+        TROUPE_CHECK(false, "log row {} of {}/{} missing for a read at revision {} (compacted {})",
+                     revision, key.first, key.second, at, compacted);
       }
-      stmt.reset();
+      if (r.log_row.columnInt(0) != kDeleted) {
+        out.items.push_back(StoredObject{ObjectKey{options.resource, key.first, key.second},
+                                         revision,
+                                         decodeObject(r.log_row.columnText(1), revision)});
+      }
+      r.log_row.reset();
+      return {};
+    };
+    // The current objects in key order, with the rewound keys merged in.
+    SqliteStatement& stmt = options.ns.empty() ? r.list_current_all : r.list_current_ns;
+    // Without a limit when keys are rewound: those the statement returns are skipped.
+    stmt.bind(1, options.resource).bind(2, after_ns).bind(3, after_name);
+    stmt.bind(4, rewound.empty() ? want : std::int64_t{-1});
+    if (!options.ns.empty()) stmt.bind(5, options.ns);
+    while (!full()) {
+      auto row = stmt.step();
+      if (!row) {
+        stmt.reset();
+        return row.error();
+      }
+      if (!*row) break;
+      auto key = std::make_pair(stmt.columnText(0), stmt.columnText(1));
+      while (!full() && next_rewound != rewound.end() &&
+             std::tie(next_rewound->first.first, next_rewound->first.second) <
+                 std::tie(key.first, key.second)) {
+        if (auto s = listRewound(); !s) {
+          stmt.reset();
+          return s.error();
+        }
+      }
+      if (full()) break;
+      if (next_rewound != rewound.end() && next_rewound->first.first == key.first &&
+          next_rewound->first.second == key.second) {
+        if (auto s = listRewound(); !s) {
+          stmt.reset();
+          return s.error();
+        }
+        continue;
+      }
+      Revision revision = stmt.columnInt(2);
+      out.items.push_back(
+          StoredObject{ObjectKey{options.resource, std::string(key.first), std::string(key.second)},
+                       revision, decodeObject(stmt.columnText(3), revision)});
+    }
+    stmt.reset();
+    while (!full() && next_rewound != rewound.end()) {
+      if (auto s = listRewound(); !s) return s.error();
     }
     if (want >= 0 && static_cast<std::int64_t>(out.items.size()) == want) {
       out.items.pop_back();

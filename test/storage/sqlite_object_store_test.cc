@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <map>
+#include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "apiserver/storage/sqlite_object_store.h"
@@ -261,6 +264,126 @@ TEST_CASE("a list at a past revision shows each object as it was then", "[storag
   auto future = store->list(ListOptions{.resource = "pods", .at_revision = 6});
   REQUIRE_FALSE(future.ok());
   CHECK(future.error().code == ErrorCode::Timeout);
+}
+
+TEST_CASE("lists at random past revisions, in random pages, match a model of every revision",
+          "[storage][list][property]") {
+  // Random creates, updates and deletes (names reused after deletion) over two resources and
+  // three namespaces, with compactions between; the store's answer for every list at a past
+  // revision that is not compacted, whole or in pages, by namespace or not, must be the
+  // model's state at that revision.
+  using State = std::map<std::tuple<std::string, std::string, std::string>, int>;
+  const std::vector<std::string> resources = {"pods", "services"}, namespaces = {"a", "b", "c"};
+  const auto seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  auto pick = [&](const auto& from) { return from[rng() % from.size()]; };
+
+  TempDir dir;
+  auto store = openStore(testOptions(dir.path()));
+  std::map<Revision, State> history{{0, {}}};
+  State state;
+  for (int op = 0; op < 400 * testing::testScale(); ++op) {
+    const ObjectKey key{pick(resources), pick(namespaces), fmt::format("o{}", rng() % 15)};
+    const auto model_key = std::make_tuple(key.resource, key.ns, key.name);
+    const int value = op;
+    auto object = pod(key.ns, key.name, value);
+    if (!state.count(model_key)) {
+      REQUIRE(store->create(key, object).ok());
+      state[model_key] = value;
+    } else if (rng() % 3 == 0) {
+      REQUIRE(store->remove(key, std::nullopt).ok());
+      state.erase(model_key);
+    } else {
+      REQUIRE(store->update(key, object, std::nullopt).ok());
+      state[model_key] = value;
+    }
+    // One writer: the current revision is this write's.
+    history[store->currentRevision()] = state;
+    if (rng() % 100 == 0) {
+      // Compact to a random revision between the compacted one and now.
+      const Revision from = store->compactedRevision(), to = store->currentRevision();
+      REQUIRE(store->compact(from + static_cast<Revision>(rng() % (to - from + 1))).ok());
+    }
+  }
+
+  const Revision compacted = store->compactedRevision(), current = store->currentRevision();
+  for (int check = 0; check < 200; ++check) {
+    const Revision at =
+        compacted + 1 +
+        static_cast<Revision>(rng() % static_cast<std::uint64_t>(current - compacted));
+    const std::string resource = pick(resources);
+    const std::string ns = rng() % 2 ? "" : pick(namespaces);
+    const std::size_t limit = rng() % 3 == 0 ? 0 : 1 + rng() % 8;
+    INFO("at " << at << " (compacted " << compacted << ", current " << current << ") " << resource
+               << " ns '" << ns << "' limit " << limit);
+    std::vector<std::tuple<std::string, std::string, int>> want;
+    for (const auto& [k, v] : history.at(at))
+      if (std::get<0>(k) == resource && (ns.empty() || std::get<1>(k) == ns))
+        want.emplace_back(std::get<1>(k), std::get<2>(k), v);
+    std::vector<std::tuple<std::string, std::string, int>> got;
+    ListOptions options{.resource = resource, .ns = ns, .limit = limit, .at_revision = at};
+    while (true) {
+      auto page = store->list(options);
+      REQUIRE(page.ok());
+      CHECK(page->revision == at);
+      if (limit) CHECK(page->items.size() <= limit);
+      for (const auto& item : page->items) {
+        CHECK(item.revision <= at);
+        CHECK(rvOf(item.object) == std::to_string(item.revision));
+        got.emplace_back(item.key.ns, item.key.name, item.object["spec"]["value"].get<int>());
+      }
+      if (!page->more) break;
+      REQUIRE_FALSE(page->items.empty());
+      options.after = page->items.back().key;
+    }
+    REQUIRE(got == want);
+  }
+}
+
+TEST_CASE("a database made with the index by key loses it on open and lists the past alike",
+          "[storage][list][schema]") {
+  TempDir dir;
+  {
+    auto store = openStore(testOptions(dir.path()));
+    REQUIRE(store->create(podKey("ns", "a"), pod("ns", "a", 1)).ok());                // 1
+    REQUIRE(store->create(podKey("ns", "b"), pod("ns", "b", 1)).ok());                // 2
+    REQUIRE(store->update(podKey("ns", "a"), pod("ns", "a", 2), std::nullopt).ok());  // 3
+  }
+  auto indexes = [&] {
+    auto db = SqliteConnection::open(dir.path() / SqliteObjectStore::kDatabaseFile,
+                                     SqliteConnection::Mode::ReadWrite);
+    REQUIRE(db.ok());
+    auto stmt = db->prepare("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='log'");
+    REQUIRE(stmt.ok());
+    std::set<std::string> names;
+    while (true) {
+      auto row = stmt->step();
+      REQUIRE(row.ok());
+      if (!*row) break;
+      names.insert(std::string(stmt->columnText(0)));
+    }
+    return names;
+  };
+  CHECK(indexes() == std::set<std::string>{"log_by_revision"});
+  {
+    // As the schema was before: the index by key, not the one by revision.
+    auto db = SqliteConnection::open(dir.path() / SqliteObjectStore::kDatabaseFile,
+                                     SqliteConnection::Mode::ReadWrite);
+    REQUIRE(db.ok());
+    REQUIRE(db->exec("DROP INDEX log_by_revision; "
+                     "CREATE INDEX log_by_key ON log (resource, ns, name, revision);")
+                .ok());
+  }
+  CHECK(indexes() == std::set<std::string>{"log_by_key"});
+  auto store = openStore(testOptions(dir.path()));
+  CHECK(indexes() == std::set<std::string>{"log_by_revision"});
+  auto at2 = store->list(ListOptions{.resource = "pods", .at_revision = 2});
+  REQUIRE(at2.ok());
+  REQUIRE(at2->items.size() == 2);
+  CHECK(at2->items[0].object["spec"]["value"] == 1);
+  CHECK(at2->items[0].revision == 1);
+  CHECK(at2->items[1].key.name == "b");
 }
 
 TEST_CASE("revisions keep rising across reopen, even after deletes and compaction",
