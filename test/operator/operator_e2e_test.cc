@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 
 #include "controllers/object_json.h"
@@ -28,6 +29,15 @@ spec:
                      name, guaranteed);
 }
 
+// One container asking for `gpus` GPUs, as the lines of a pod spec indented by `indent`.
+std::string containersYaml(int indent, int gpus) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  return fmt::format(
+      "{0}containers:\n{0}- name: trainer\n{0}  image: trainer:1\n{0}  resources:\n"
+      "{0}    limits:\n{0}      nvidia.com/gpu: \"{1}\"\n",
+      pad, gpus);
+}
+
 std::string jobYaml(const std::string& name, const std::string& queue, int replicas, int gpus,
                     const std::string& extra_spec = "", const std::string& annotations = "") {
   return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
@@ -43,15 +53,27 @@ spec:
       annotations:
         troupe.dev/sim-exit-code: "0"
 {}    spec:
-      containers:
-      - name: trainer
-        image: trainer:1
-        resources:
-          limits:
-            nvidia.com/gpu: "{}"
----
+{}---
 )",
-                     name, queue, replicas, extra_spec, annotations, gpus);
+                     name, queue, replicas, extra_spec, annotations, containersYaml(6, gpus));
+}
+
+// A plain pod asking for Troupe, with these labels and GPUs.
+std::string plainPodYaml(const std::string& name, const std::map<std::string, std::string>& labels,
+                         int gpus) {
+  std::string label_lines;
+  for (const auto& [key, value] : labels) label_lines += fmt::format("\n    {}: {}", key, value);
+  return fmt::format(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: {}
+  namespace: default
+  labels:{}
+spec:
+  schedulerName: troupe
+{}---
+)",
+                     name, label_lines.empty() ? " {}" : label_lines, containersYaml(2, gpus));
 }
 
 std::string phaseOf(ClusterFixture& c, const std::string& job) {
@@ -406,24 +428,8 @@ TEST_CASE("plain pods in a PodGroup start together once minMember of them exist"
   ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
   c.kubectl("apply -f -", queueYaml("team-a", 16));
   auto pod = [](int i, const std::string& group = "pt", int gpus = 4) {
-    return fmt::format(R"(apiVersion: v1
-kind: Pod
-metadata:
-  name: {}-worker-{}
-  namespace: default
-  labels:
-    troupe.dev/pod-group: {}
-spec:
-  schedulerName: troupe
-  containers:
-  - name: c
-    image: trainer:1
-    resources:
-      limits:
-        nvidia.com/gpu: "{}"
----
-)",
-                       group, i, group, gpus);
+    return plainPodYaml(fmt::format("{}-worker-{}", group, i), {{"troupe.dev/pod-group", group}},
+                        gpus);
   };
   c.kubectl("apply -f -", R"(apiVersion: troupe.dev/v1alpha1
 kind: PodGroup
@@ -471,27 +477,8 @@ TEST_CASE("a plain pod without a PodGroup runs in the queue its label names",
           "[operator][e2e][lone-pod]") {
   ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
   c.kubectl("apply -f -", queueYaml("team-a", 8));
-  auto pod = [](const std::string& name, const std::string& labels, int gpus) {
-    return fmt::format(R"(apiVersion: v1
-kind: Pod
-metadata:
-  name: {}
-  namespace: default
-  labels:
-    app: lone{}
-spec:
-  schedulerName: troupe
-  containers:
-  - name: c
-    image: trainer:1
-    resources:
-      limits:
-        nvidia.com/gpu: "{}"
----
-)",
-                       name, labels, gpus);
-  };
-  c.kubectl("apply -f -", pod("solo", "\n    troupe.dev/queue: team-a", 6) + pod("lost", "", 1));
+  const std::map<std::string, std::string> in_team_a = {{"troupe.dev/queue", "team-a"}};
+  c.kubectl("apply -f -", plainPodYaml("solo", in_team_a, 6) + plainPodYaml("lost", {}, 1));
   auto running = [&](const std::string& name) {
     auto p = c.client().get({res::kPods, "default", name, ""});
     return p && !ctl::stringAt(*p, "/spec/nodeName").empty() &&
@@ -521,7 +508,7 @@ spec:
   CHECK_FALSE(running("lost"));
   // A second lone pod that does not fit beside the first waits for its GPUs, then runs;
   // the first one's group goes with it.
-  c.kubectl("apply -f -", pod("next", "\n    troupe.dev/queue: team-a", 4));
+  c.kubectl("apply -f -", plainPodYaml("next", in_team_a, 4));
   REQUIRE(c.eventually([&] {
     auto p = c.client().get({res::kPods, "default", "next", ""});
     if (!p) return false;
