@@ -241,13 +241,6 @@ class Cycle {
       }
     }
     why.dominant = static_cast<std::int32_t>(dom);
-    if (gs.queue >= 0) {
-      const QueueState& q = st_.queues[static_cast<std::size_t>(gs.queue)];
-      why.guaranteed = q.spec.guaranteed[dom];
-      why.allocated = q.allocated[dom];
-      why.limit = q.spec.limit[dom];
-      why.fair_share = q.fair_share[dom];
-    }
     return why;
   }
 
@@ -1074,10 +1067,15 @@ PendingExplanation explain(const EngineState& st, GangId g) {
     case kMemory: e.dominant_resource = "memory"; break;
     default: e.dominant_resource = fmt::format("extended-{}", w.dominant);
   }
-  e.queue_guaranteed = w.guaranteed;
-  e.queue_allocated = w.allocated;
-  e.queue_limit = w.limit;
-  e.queue_fair_share = w.fair_share;
+  // The queue's numbers as they are now, not as they were when the reason was found.
+  if (gs.queue >= 0) {
+    const QueueState& q = st.queues[static_cast<std::size_t>(gs.queue)];
+    const auto dom = static_cast<std::size_t>(w.dominant);
+    e.queue_guaranteed = q.spec.guaranteed[dom];
+    e.queue_allocated = q.allocated[dom];
+    e.queue_limit = q.spec.limit[dom];
+    e.queue_fair_share = q.fair_share[dom];
+  }
   e.request = gs.min_request;
   e.largest_free_domain_pods = w.domain_pods;
   if (w.level >= 0 && w.domain >= 0 &&

@@ -104,8 +104,10 @@ struct Decisions {
   std::vector<Resize> resizes;
   std::vector<Admission> admissions;
   // Gangs still pending whose explanation changed since the previous cycle of the same
-  // engine (all of them on its first cycle), sorted by gang name. Engine::explanation()
-  // gives the current one for any pending gang.
+  // engine (all of them on its first cycle), sorted by gang name. A change is one of the
+  // gang's own: its reason, blocking gang, free domain or detail. Its queue's numbers are
+  // those at the end of this cycle, but a move of them alone (see `queues`) reports no
+  // gang again. Engine::explanation() gives the current one for any pending gang.
   std::vector<PendingExplanation> pending;
   std::vector<QueueStatus> queues;  // sorted by queue name
   // The earliest time after `now` at which a cycle could decide differently although the

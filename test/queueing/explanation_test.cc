@@ -59,6 +59,41 @@ TEST_CASE("explanations are reported when they change, and stay readable",
   CHECK(reasonOf(e, "waiting") == PendingReason::NoPlacement);
 }
 
+TEST_CASE("a move of the queue's numbers alone reports no gang again; the numbers read are current",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 2, 8), {queue("a"), queue("b")});
+  REQUIRE(e.addRunning(runningOn(gang("busy").queue("a").gpus(8), {"n-0"})).ok());
+  // Three pods of 8 GPUs cannot fit on two nodes whatever runs: Unschedulable.
+  REQUIRE(e.submit(gang("wide").queue("a").gpus(8).pods(3).submittedAt(1)).ok());
+  Decisions d = e.schedule(10);
+  REQUIRE(pendingOf(d, "wide") != nullptr);
+  const PendingExplanation before = *pendingOf(d, "wide");
+  CHECK(before.reason == PendingReason::Unschedulable);
+  CHECK(before.queue_allocated == 8);
+
+  // Queue b's gang takes the free node: a's demand is unchanged, b's appears, so a's fair
+  // share and the cluster's allocation move; nothing about why "wide" waits does.
+  REQUIRE(e.submit(gang("other").queue("b").gpus(8).submittedAt(2)).ok());
+  d = e.schedule(11);
+  REQUIRE(admitted(d, "other"));
+  CHECK(pendingOf(d, "wide") == nullptr);
+  const auto now = e.explanation("wide");
+  REQUIRE(now.has_value());
+  CHECK(now->reason == PendingReason::Unschedulable);
+  const auto a = std::find_if(d.queues.begin(), d.queues.end(),
+                              [](const QueueStatus& q) { return q.queue == "a"; });
+  REQUIRE(a != d.queues.end());
+  CHECK(now->queue_fair_share == a->fair_share[kGpu]);
+  CHECK(now->queue_fair_share != before.queue_fair_share);
+  CHECK(now->queue_allocated == 8);
+
+  // Once a's own allocation moves (busy ends), its waiting gang reads the new figure.
+  REQUIRE(e.remove("busy").ok());
+  d = e.schedule(12);
+  CHECK(pendingOf(d, "wide") == nullptr);
+  CHECK(e.explanation("wide")->queue_allocated == 0);
+}
+
 TEST_CASE("pending explanations come in name order, also for names alike in their first bytes",
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 1, 1), {queue("default")});
