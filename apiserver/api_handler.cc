@@ -5,6 +5,7 @@
 #include "apiserver/auth/authorizer.h"
 #include "apiserver/handlers/crud.h"
 #include "apiserver/handlers/openapi.h"
+#include "apiserver/handlers/pod_log.h"
 #include "apiserver/handlers/watch.h"
 #include "apiserver/protobuf/object_decoder.h"
 #include "common/log.h"
@@ -41,6 +42,7 @@ const Operation kOperations[] = {
     {"get", "", handleGet},
     {"get", "status", handleGet},
     {"get", "scale", handleGet},
+    {"get", "log", handlePodLog},
     {"list", "", handleList},
     {"watch", "", handleWatch},
     {"create", "", handleCreate},
@@ -62,6 +64,7 @@ bool hasSubresource(const ResourceKind& kind, const std::string& sub) {
   if (sub == "scale") return kind.has_scale;
   if (sub == "binding") return kind.has_binding;
   if (sub == "eviction") return kind.has_eviction;
+  if (sub == "log") return kind.has_log;
   return false;
 }
 

@@ -31,6 +31,10 @@ json aggregatedResource(const ResourceKind& k) {
         {{"subresource", "eviction"},
          {"responseKind", {{"group", "policy"}, {"version", "v1"}, {"kind", "Eviction"}}},
          {"verbs", {"create"}}});
+  if (k.has_log)
+    subs.push_back({{"subresource", "log"},
+                    {"responseKind", {{"group", ""}, {"version", ""}, {"kind", k.kind}}},
+                    {"verbs", {"get"}}});
   if (k.has_scale)
     subs.push_back(
         {{"subresource", "scale"},
@@ -68,6 +72,7 @@ json resourceListEntries(const ResourceKind& k) {
   };
   if (k.has_binding) sub("binding", {"create"}, "Binding");
   if (k.has_eviction) sub("eviction", {"create"}, "Eviction", "policy", "v1");
+  if (k.has_log) sub("log", {"get"}, k.kind);
   if (k.has_status) sub("status", statusVerbs(), k.kind);
   if (k.has_scale) sub("scale", statusVerbs(), "Scale", "autoscaling", "v1");
   return out;

@@ -17,7 +17,7 @@ struct RestRequest {
   ResourceKind kind;
   std::string ns;
   std::string name;         // empty for collections
-  std::string subresource;  // "", "status", "scale", "binding", "eviction"
+  std::string subresource;  // "", "status", "scale", "binding", "eviction", "log"
   std::string verb;         // get list watch create update patch delete deletecollection
   std::string user;
   Representation representation = Representation::Object;

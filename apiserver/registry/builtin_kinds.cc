@@ -63,6 +63,7 @@ std::vector<ResourceKind> builtinKinds() {
   pods.has_status = true;
   pods.has_binding = true;
   pods.has_eviction = true;
+  pods.has_log = true;
   pods.columns = {column("Ready", "string", "#podReady"),
                   column("Status", "string", "#podStatus"),
                   column("Restarts", "string", "#podRestarts"),

@@ -39,6 +39,7 @@ struct ResourceKind {
   std::string scale_selector_path;
   bool has_binding = false;   // pods/binding
   bool has_eviction = false;  // pods/eviction
+  bool has_log = false;       // pods/log
   bool custom = false;        // defined by a CRD (no strategic merge patch, no protobuf)
   bool bumps_generation = false;
   std::vector<PrinterColumn> columns;  // without Name, which always comes first

@@ -12,8 +12,8 @@
 
 #include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
-#include "test/kubelet/sim_serve.h"
 #include "test/support/serve_client.h"
+#include "test/support/sim_serve.h"
 
 using namespace troupe;
 using namespace troupe::testing;

@@ -1,4 +1,4 @@
-#include "test/kubelet/sim_serve.h"
+#include "test/support/sim_serve.h"
 
 #include <fstream>
 
