@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
+#include <set>
 #include <string_view>
 
+#include "api/quantity.h"
 #include "apiserver/crd_schema_validator.h"
 #include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
@@ -64,28 +67,65 @@ void addFinalizer(json& object, const std::string& finalizer) {
   list.push_back(finalizer);
 }
 
-bool isQuantityZero(const json& q) {
-  if (q.is_number()) return q.get<double>() == 0;
-  return q.is_string() && (q == "0" || q == "0m");
-}
-
+// The pod's QoS class, as the real server computes it after defaulting: over the
+// containers and init containers, cpu and memory only; BestEffort with no positive request
+// or limit, Guaranteed when every container limits both and the summed requests equal the
+// summed limits, Burstable otherwise.
 std::string qosClass(const json& spec) {
-  bool any = false;
+  std::map<std::string, std::int64_t> requests, limits;  // milli-units, positive only
   bool guaranteed = true;
-  for (const auto& container : spec.value("containers", json::array())) {
-    json resources = container.value("resources", json::object());
-    json requests = resources.value("requests", json::object());
-    json limits = resources.value("limits", json::object());
-    for (const char* name : {"cpu", "memory"}) {
-      bool has_request = requests.contains(name) && !isQuantityZero(requests[name]);
-      bool has_limit = limits.contains(name) && !isQuantityZero(limits[name]);
-      if (has_request || has_limit) any = true;
-      if (!has_limit) guaranteed = false;
-      if (has_request && has_limit && requests[name] != limits[name]) guaranteed = false;
+  for (const char* list : {"containers", "initContainers"}) {
+    for (const auto& container : spec.value(list, json::array())) {
+      if (!container.is_object()) continue;
+      const json resources = container.value("resources", json::object());
+      auto add = [&](const char* kind, std::map<std::string, std::int64_t>& sums) {
+        std::set<std::string> found;
+        if (!resources.contains(kind) || !resources[kind].is_object()) return found;
+        for (const auto& [name, q] : resources[kind].items()) {
+          if (name != "cpu" && name != "memory") continue;
+          auto quantity = api::Quantity::fromJson(q);
+          if (!quantity || quantity->milliValue() <= 0) continue;
+          sums[name] += quantity->milliValue();
+          found.insert(name);
+        }
+        return found;
+      };
+      add("requests", requests);
+      if (add("limits", limits).size() != 2) guaranteed = false;
     }
   }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
+  if (requests.empty() && limits.empty()) return "BestEffort";
+  return guaranteed && requests == limits ? "Guaranteed" : "Burstable";
+}
+
+// A quantity as the real server writes it back: always a string. A JSON number is accepted
+// on input (as the real server's Quantity decoder does) and written as its canonical form:
+// 8 -> "8", 0.5 -> "500m".
+json canonicalQuantity(const json& q) {
+  if (!q.is_number()) return q;
+  auto quantity = api::Quantity::fromJson(q);
+  return quantity ? json(quantity->toString()) : q;  // invalid: left for validation to name
+}
+
+// As the real server's Pod defaulting: quantities become strings, and a resource with a
+// limit but no request gets a request equal to its limit (so a container asking for
+// `limits: {nvidia.com/gpu: 8}` is counted as requesting 8 GPUs by kubectl describe node,
+// by schedulers, and by the QoS class computed after it).
+void defaultContainerResources(json& container) {
+  if (!container.contains("resources") || !container["resources"].is_object()) {
+    container["resources"] = json::object();
+    return;
+  }
+  json& resources = container["resources"];
+  for (const char* list : {"limits", "requests"}) {
+    if (!resources.contains(list) || !resources[list].is_object()) continue;
+    for (auto& [name, q] : resources[list].items()) q = canonicalQuantity(q);
+  }
+  if (!resources.contains("limits") || !resources["limits"].is_object()) return;
+  json& requests = resources["requests"];
+  if (!requests.is_object()) requests = json::object();
+  for (const auto& [name, q] : resources["limits"].items())
+    if (!requests.contains(name)) requests[name] = q;
 }
 
 void defaultPod(json& pod, ObjectStore& store) {
@@ -119,9 +159,12 @@ void defaultPod(json& pod, ObjectStore& store) {
                       (image.size() >= 7 && image.compare(image.size() - 7, 7, ":latest") == 0);
         c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
       }
-      if (!c.contains("resources")) c["resources"] = json::object();
+      defaultContainerResources(c);
     }
   }
+  if (spec.contains("initContainers") && spec["initContainers"].is_array())
+    for (auto& c : spec["initContainers"])
+      if (c.is_object()) defaultContainerResources(c);
   pod["status"] = {{"phase", "Pending"}, {"qosClass", qosClass(spec)}};
 }
 

@@ -317,6 +317,43 @@ TEST_CASE("a watch streams events, bookmarks and ends after timeoutSeconds", "[a
   CHECK(json::parse(from_zero.body.substr(0, from_zero.body.find('\n')))["type"] == "ADDED");
 }
 
+TEST_CASE("a pod's limits default its missing requests, and quantities come back as strings",
+          "[apiserver][pods]") {
+  InProcessServer server;
+  createFixturesNamespace(server);
+  // As in the recorded pod-create-default-scheduler.json: limits only, requests defaulted.
+  auto gpus = server.send(
+      "POST", "/api/v1/namespaces/fixtures/pods",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpus"},"spec":{"containers":[{"name":"c","image":"x:1","resources":{"limits":{"nvidia.com/gpu":"6"}}}]}})");
+  REQUIRE(gpus.status == 201);
+  const json recorded = json::parse(fixture("pod-create-default-scheduler.json"));
+  const json created = json::parse(gpus.body);
+  CHECK(created["spec"]["containers"][0]["resources"] ==
+        recorded["spec"]["containers"][0]["resources"]);
+  CHECK(created["status"]["qosClass"] == recorded["status"]["qosClass"]);
+
+  // A number is accepted and written back canonical; a request given is kept. The main
+  // container alone would be Guaranteed (its limits defaulted into requests), but the init
+  // container limits no memory: Burstable, as the real server's QoS counts init containers.
+  auto mixed = server.send(
+      "POST", "/api/v1/namespaces/fixtures/pods",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"mixed"},"spec":{"initContainers":[{"name":"i","image":"x:1","resources":{"limits":{"cpu":0.5}}}],"containers":[{"name":"c","image":"x:1","resources":{"limits":{"nvidia.com/gpu":8,"cpu":"4","memory":"8Gi"},"requests":{"cpu":"4"}}}]}})");
+  REQUIRE(mixed.status == 201);
+  const json pod = json::parse(mixed.body);
+  CHECK(pod["spec"]["containers"][0]["resources"] ==
+        json::parse(R"({"limits":{"nvidia.com/gpu":"8","cpu":"4","memory":"8Gi"},
+                        "requests":{"nvidia.com/gpu":"8","cpu":"4","memory":"8Gi"}})"));
+  CHECK(pod["spec"]["initContainers"][0]["resources"] ==
+        json::parse(R"({"limits":{"cpu":"500m"},"requests":{"cpu":"500m"}})"));
+  CHECK(pod["status"]["qosClass"] == "Burstable");
+
+  auto guaranteed = server.send(
+      "POST", "/api/v1/namespaces/fixtures/pods",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"guaranteed"},"spec":{"containers":[{"name":"c","image":"x:1","resources":{"limits":{"nvidia.com/gpu":8,"cpu":"4","memory":"8Gi"}}}]}})");
+  REQUIRE(guaranteed.status == 201);
+  CHECK(json::parse(guaranteed.body)["status"]["qosClass"] == "Guaranteed");
+}
+
 TEST_CASE("binding a pod answers a Success Status, and a second binding conflicts",
           "[apiserver][pods]") {
   InProcessServer server;
