@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "api/well_known.h"
+#include "apiserver/object_meta.h"
 
 namespace troupe::apiserver {
 
@@ -122,6 +123,19 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
                     api::kSimDurationAnnotation));
   }
 
+  // Being deleted while it runs: the kubelet stops it within the grace period, and the
+  // pod goes with it (no exit is reported), so this is the last line a follower reads.
+  const json* meta = member(pod, "metadata");
+  const json* deleting = meta != nullptr ? member(*meta, "deletionTimestamp") : nullptr;
+  if (state.contains("running") && deleting != nullptr && deleting->is_string()) {
+    const std::int64_t grace = meta->value("deletionGracePeriodSeconds", std::int64_t{0});
+    std::string at = deleting->get<std::string>();
+    if (auto t = parseTime(at)) at = formatTime(*t - std::chrono::seconds(grace));
+    lines.push_back({withNanoseconds(at),
+                     fmt::format("troupe simulated kubelet: pod deleted, stopping container \"{}\" "
+                                 "(grace period {} s)",
+                                 container, grace)});
+  }
   if (state.contains("terminated") && state["terminated"].is_object()) {
     const json& t = state["terminated"];
     std::string text = fmt::format("troupe simulated kubelet: container \"{}\" exited with code {}",

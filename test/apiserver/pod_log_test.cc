@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "apiserver/handlers/container_log.h"
 #include "test/support/command.h"
@@ -61,6 +62,17 @@ TEST_CASE("a simulated container's log says where it runs, with what, and how it
             "(troupe.dev/sim-duration-seconds), then exits with code 0"});
   for (const auto& line : running) CHECK(line.time == "2026-11-24T10:00:01.000000000Z");
   CHECK(containerState(pod, "trainer") == "running");
+
+  // Deleted while it runs: one more line, stamped when the deletion was asked for.
+  json deleting = pod;
+  deleting["metadata"]["deletionTimestamp"] = "2026-11-24T10:02:30Z";
+  deleting["metadata"]["deletionGracePeriodSeconds"] = 30;
+  const auto stopping = simulatedContainerLog(deleting, "trainer");
+  REQUIRE(stopping.size() == running.size() + 1);
+  CHECK(
+      stopping.back().text ==
+      "troupe simulated kubelet: pod deleted, stopping container \"trainer\" (grace period 30 s)");
+  CHECK(stopping.back().time == "2026-11-24T10:02:00.000000000Z");
 
   // Not started: no lines, and the waiting reason for the error the server gives.
   std::string reason;
@@ -136,6 +148,17 @@ spec:
 apiVersion: v1
 kind: Pod
 metadata:
+  name: long
+  namespace: default
+spec:
+  nodeName: gpu-r1-n1
+  containers:
+  - name: main
+    image: busybox
+---
+apiVersion: v1
+kind: Pod
+metadata:
   name: unbound
   namespace: default
 spec:
@@ -145,7 +168,7 @@ spec:
     image: busybox
 )";
   REQUIRE(kubectl("apply -f " + dir + "/pods.yaml").exit_code == 0);
-  REQUIRE(kubectl("wait --for=condition=Ready pod/short --timeout=30s").exit_code == 0);
+  REQUIRE(kubectl("wait --for=condition=Ready pod/short pod/long --timeout=30s").exit_code == 0);
 
   // Followed while it runs: the start lines, then the exit line once the kubelet ends it.
   auto followed = kubectl("logs -f short");
@@ -155,6 +178,19 @@ spec:
                  "troupe simulated kubelet: env EPOCHS=3\n"));
   CHECK(contains(followed.output, "container \"main\" exited with code 3 (Error)\n"));
   CHECK(kubectl("get pod short -o jsonpath={.status.phase}").output == "Failed");
+
+  // Followed while it is deleted: the stop line, then the stream ends with the pod.
+  CommandResult deleted;
+  std::thread deleter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    deleted = testing::kubectl(server, "delete pod long --wait=false");
+  });
+  auto stopped = kubectl("logs -f long");
+  deleter.join();
+  CHECK(deleted.exit_code == 0);
+  CHECK(stopped.exit_code == 0);
+  CHECK(contains(stopped.output, "runs until the pod is deleted"));
+  CHECK(contains(stopped.output, "pod deleted, stopping container \"main\" (grace period 30 s)\n"));
 
   auto tail = kubectl("logs short --tail=1 --timestamps");
   CHECK(tail.exit_code == 0);
