@@ -13,13 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// "2026-11-24T21:00:00Z" -> "2026-11-24T21:00:00.000000000Z": the kubelet's timestamps
-// carry nanoseconds, the status's times whole seconds.
-std::string withNanoseconds(const std::string& time) {
-  if (time.size() == 20 && time.back() == 'Z') return time.substr(0, 19) + ".000000000Z";
-  return time;
-}
-
 const json* findNamed(const json& list, const std::string& name) {
   if (!list.is_array()) return nullptr;
   for (const auto& item : list)
@@ -72,6 +65,12 @@ std::string annotation(const json& pod, std::string_view key) {
 
 }  // namespace
 
+std::string logTimestamp(const std::string& time) {
+  // The status's times are whole seconds; the kubelet's stamps carry nanoseconds.
+  if (time.size() == 20 && time.back() == 'Z') return time.substr(0, 19) + ".000000000Z";
+  return time;
+}
+
 std::string containerState(const json& pod, const std::string& container, std::string* reason) {
   const Found f = find(pod, container);
   if (f.status == nullptr) return "";
@@ -94,7 +93,7 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
     if (state.contains(s) && state[s].is_object()) phase = &state[s];
   if (phase == nullptr) return lines;  // waiting: nothing ran yet
 
-  const std::string started = withNanoseconds(phase->value("startedAt", ""));
+  const std::string started = logTimestamp(phase->value("startedAt", ""));
   auto at_start = [&](std::string text) { lines.push_back({started, std::move(text)}); };
   const std::string node = pod.contains("spec") ? pod["spec"].value("nodeName", "") : "";
   at_start(fmt::format("troupe simulated kubelet: {}container \"{}\" (image {}) started on node {}",
@@ -131,7 +130,7 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
     const std::int64_t grace = meta->value("deletionGracePeriodSeconds", std::int64_t{0});
     std::string at = deleting->get<std::string>();
     if (auto t = parseTime(at)) at = formatTime(*t - std::chrono::seconds(grace));
-    lines.push_back({withNanoseconds(at),
+    lines.push_back({logTimestamp(at),
                      fmt::format("troupe simulated kubelet: pod deleted, stopping container \"{}\" "
                                  "(grace period {} s)",
                                  container, grace)});
@@ -144,7 +143,7 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
       text += fmt::format(" ({})", reason);
     if (const std::string message = t.value("message", ""); !message.empty())
       text += ": " + message;
-    lines.push_back({withNanoseconds(t.value("finishedAt", t.value("startedAt", ""))), text});
+    lines.push_back({logTimestamp(t.value("finishedAt", t.value("startedAt", ""))), text});
   }
   return lines;
 }

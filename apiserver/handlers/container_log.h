@@ -18,6 +18,11 @@ struct LogLine {
   std::string text;  // without the newline
 };
 
+// An RFC 3339 time of the pod's status ("2026-11-24T21:00:00Z") as the kubelet stamps log
+// lines ("2026-11-24T21:00:00.000000000Z"); other forms are returned as they are. Lines
+// compare by these stamps as strings, so `sinceTime` is turned into one too.
+std::string logTimestamp(const std::string& time);
+
 // The lines of `container` (a container or init container of `pod`) so far: none until it
 // has started, then the start lines, and the exit line once it has terminated.
 std::vector<LogLine> simulatedContainerLog(const nlohmann::json& pod, const std::string& container);

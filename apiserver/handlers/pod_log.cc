@@ -87,7 +87,7 @@ ApiResult<LogOptions> readOptions(ApiContext& context, const RestRequest& reques
     if (!t) return badRequest(fmt::format("sinceTime: \"{}\" is not an RFC 3339 time", since_time));
     o.since = formatTime(*t);
   }
-  if (!o.since.empty()) o.since = o.since.substr(0, 19) + ".000000000Z";
+  o.since = logTimestamp(o.since);
 
   // The container: named, or the only one the pod has (kubectl names one, picking the
   // default-container annotation or the first, when the pod has several).
