@@ -3,5 +3,7 @@ if(TROUPE_SANITIZE)
   add_compile_options(${TROUPE_SANITIZER_FLAGS})
   add_link_options(${TROUPE_SANITIZER_FLAGS})
   # Boost.Asio's coroutines and Beast trip GCC 12's -Wmaybe-uninitialized under ASan.
-  add_compile_options(-Wno-maybe-uninitialized)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-Wno-maybe-uninitialized)
+  endif()
 endif()

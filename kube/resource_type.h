@@ -28,19 +28,25 @@ struct ResourceType {
   friend bool operator==(const ResourceType&, const ResourceType&) = default;
 };
 
-// The types Troupe reads and writes.
+// The types Troupe reads and writes. Defined here, inline, rather than in one .cc: a
+// namespace-scope object elsewhere that is built from one of them (an ObjectRef naming a
+// TrainingJob, say) is then guaranteed to see it initialised, since each is defined
+// before anything in a file that includes this header. Defined in a .cc, their
+// initialisation relative to such objects was left to the link order.
 namespace resources {
-extern const ResourceType kPods;
-extern const ResourceType kNodes;
-extern const ResourceType kNamespaces;
-extern const ResourceType kEvents;           // core/v1 events
-extern const ResourceType kEventsV1;         // events.k8s.io/v1
-extern const ResourceType kLeases;           // coordination.k8s.io/v1
-extern const ResourceType kPriorityClasses;  // scheduling.k8s.io/v1, cluster-scoped
-extern const ResourceType kServices;
-extern const ResourceType kTrainingJobs;  // troupe.dev/v1alpha1
-extern const ResourceType kQueues;        // troupe.dev/v1alpha1, cluster-scoped
-extern const ResourceType kPodGroups;     // troupe.dev/v1alpha1
+inline const ResourceType kPods{"", "v1", "pods", "Pod", true};
+inline const ResourceType kNodes{"", "v1", "nodes", "Node", false};
+inline const ResourceType kNamespaces{"", "v1", "namespaces", "Namespace", false};
+inline const ResourceType kEvents{"", "v1", "events", "Event", true};  // core/v1 events
+inline const ResourceType kEventsV1{"events.k8s.io", "v1", "events", "Event", true};
+inline const ResourceType kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
+inline const ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
+                                           "PriorityClass", false};
+inline const ResourceType kServices{"", "v1", "services", "Service", true};
+inline const ResourceType kTrainingJobs{"troupe.dev", "v1alpha1", "trainingjobs", "TrainingJob",
+                                        true};
+inline const ResourceType kQueues{"troupe.dev", "v1alpha1", "queues", "Queue", false};
+inline const ResourceType kPodGroups{"troupe.dev", "v1alpha1", "podgroups", "PodGroup", true};
 }  // namespace resources
 
 // One object (or one of its subresources: "status", "scale", "binding", "eviction").

@@ -4,13 +4,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <boost/iterator/counting_iterator.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <random>
-#include <ranges>
 #include <set>
 #include <thread>
 #include <vector>
@@ -566,11 +566,11 @@ struct Operator::Runtime {
     std::size_t lo = 0;
     const std::size_t n = objects.pods.size();
     for (auto it = assumed.begin(); it != assumed.end();) {
-      const auto rest = std::views::iota(lo, n);
-      const auto found = std::ranges::partition_point(rest, [&](std::size_t i) {
-        return kube::compareObjectKey(objects.pods[i], it->first) < 0;
-      });
-      const std::size_t first = found == rest.end() ? n : *found;
+      // Indices, not the list's iterators: those are forward-only, so a search over them
+      // would step through every pod.
+      const std::size_t first = *std::partition_point(
+          boost::counting_iterator<std::size_t>(lo), boost::counting_iterator<std::size_t>(n),
+          [&](std::size_t i) { return kube::compareObjectKey(objects.pods[i], it->first) < 0; });
       if (first == n || kube::compareObjectKey(objects.pods[first], it->first) != 0) {
         it = assumed.erase(it);  // gone from the cache: nothing left to assume
         continue;

@@ -30,6 +30,10 @@ constexpr std::int64_t kAdded = 0;
 constexpr std::int64_t kModified = 1;
 constexpr std::int64_t kDeleted = 2;
 
+// An object's (namespace, name) key as read from a row, in the listing's order. Keys held
+// as strings convert to it, so both sides of a comparison are one type.
+using KeyView = std::pair<std::string_view, std::string_view>;
+
 // WAL pages (4 KiB) after which a checkpoint runs, as SQLite's default automatic one does,
 // but on the checkpoint thread (WalCheckpointer).
 constexpr int kCheckpointPages = 1000;
@@ -836,7 +840,9 @@ Result<ListResult> SqliteObjectStore::list(const ListOptions& options) {
   return readers_->transaction<ListResult>([&](Reader& r) -> Result<ListResult> {
     auto meta = r.readMeta();
     if (!meta) return meta.error();
-    auto [current, compacted] = *meta;
+    // Named variables, not a structured binding: the lambdas below capture them.
+    const Revision current = meta->first;
+    const Revision compacted = meta->second;
     ListResult out;
     Revision at = options.at_revision == 0 ? current : options.at_revision;
     out.revision = at;
@@ -864,7 +870,7 @@ Result<ListResult> SqliteObjectStore::list(const ListOptions& options) {
         }
         if (!*row) break;
         auto ns = changed.columnText(0), name = changed.columnText(1);
-        if (std::tie(ns, name) <= std::tie(after_ns, after_name)) continue;
+        if (KeyView(ns, name) <= KeyView(after_ns, after_name)) continue;
         // In revision order: the first row of a key is the write that superseded its state.
         rewound.try_emplace({std::string(ns), std::string(name)}, changed.columnInt(2));
       }
@@ -907,10 +913,8 @@ Result<ListResult> SqliteObjectStore::list(const ListOptions& options) {
         return row.error();
       }
       if (!*row) break;
-      auto key = std::make_pair(stmt.columnText(0), stmt.columnText(1));
-      while (!full() && next_rewound != rewound.end() &&
-             std::tie(next_rewound->first.first, next_rewound->first.second) <
-                 std::tie(key.first, key.second)) {
+      const KeyView key(stmt.columnText(0), stmt.columnText(1));
+      while (!full() && next_rewound != rewound.end() && KeyView(next_rewound->first) < key) {
         if (auto s = listRewound(); !s) {
           stmt.reset();
           return s.error();
