@@ -1084,7 +1084,7 @@ PendingExplanation explain(const EngineState& st, GangId g) {
     e.largest_free_domain =
         st.domains[static_cast<std::size_t>(w.level)].names[static_cast<std::size_t>(w.domain)];
   e.blocking_gang = w.blocking;
-  e.detail = w.detail;
+  e.detail = w.detail.str();
   return e;
 }
 

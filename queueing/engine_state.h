@@ -20,6 +20,7 @@
 #include "queueing/placement_memo.h"
 #include "queueing/policy.h"
 #include "queueing/resource_vector.h"
+#include "queueing/shared_text.h"
 #include "queueing/snapshot.h"
 
 namespace troupe::queueing {
@@ -71,7 +72,7 @@ struct Why {
   std::int32_t domain = -1;  // the largest free domain
   std::int64_t domain_pods = 0;
   std::int32_t dominant = 0;  // resource slot
-  std::string detail;
+  SharedText detail;          // shared with the remembered preemption failure it came from
   friend bool operator==(const Why&, const Why&) = default;
 };
 
@@ -96,7 +97,7 @@ struct PreemptFailure {
   std::int64_t min_failing = 0;
   std::int32_t priority = 0;  // the priority the answer holds for
   PendingReason reason = PendingReason::NoPlacement;
-  std::string detail;
+  SharedText detail;
   PreemptFailureKind kind = PreemptFailureKind::Volatile;
   std::vector<std::int32_t> sources;  // Exhausted: the source queues, sorted by id
 };
