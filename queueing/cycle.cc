@@ -253,6 +253,16 @@ class Cycle {
     changed_.push_back(g);
   }
 
+  // setWhy() with an answer kept for other gangs: copied only when it is news.
+  void repeatWhy(GangId g, const Why& why) {
+    GangState& gs = st_.gangs[g];
+    if (waitsForCapacity(why.reason)) someone_waits_ = true;
+    if (gs.why_reported && gs.why == why) return;
+    gs.why = why;
+    gs.why_reported = true;
+    changed_.push_back(g);
+  }
+
   void explainOrphans() {
     for (auto& [name, set] : st_.orphans) {
       for (GangId g : set) {
@@ -360,8 +370,10 @@ class Cycle {
     Placement p = placeGang(st_, g, counts, o);
     if (!p.ok && kind != kNoKind) {
       auto [e, added] = memo.tryEmplace(kind);
-      if (added || counts[0] < e->min_failing)
+      if (added || counts[0] < e->min_failing) {
         *e = MemoEntry{counts[0], p.level, p.domain, p.domain_pods};
+        ++memo_writes_;
+      }
     }
     return p;
   }
@@ -384,8 +396,10 @@ class Cycle {
     const bool fits = placeGang(st_, g, counts, o).ok;
     if (kind != kNoKind) {
       auto [e, added] = (fits ? st_.static_ok : st_.static_bad).tryEmplace(kind);
-      if (added || (fits ? counts[0] > e->min_failing : counts[0] < e->min_failing))
+      if (added || (fits ? counts[0] > e->min_failing : counts[0] < e->min_failing)) {
         e->min_failing = counts[0];
+        ++memo_writes_;
+      }
     }
     return fits;
   }
@@ -397,6 +411,7 @@ class Cycle {
     if (st_.blocked_fits_version != st_.capacity_version) {
       st_.blocked_fits.clear();
       st_.blocked_fits_version = st_.capacity_version;
+      ++memo_writes_;
     }
     const KindId kind = memoKind(g, o);
     if (kind != kNoKind) {
@@ -406,7 +421,10 @@ class Cycle {
     const bool fits = place(g, counts, o, st_.blocked_memo).ok;
     if (fits && kind != kNoKind) {
       auto [e, added] = st_.blocked_fits.tryEmplace(kind);
-      if (added || counts[0] > e->min_failing) e->min_failing = counts[0];
+      if (added || counts[0] > e->min_failing) {
+        e->min_failing = counts[0];
+        ++memo_writes_;
+      }
     }
     return fits;
   }
@@ -554,13 +572,15 @@ class Cycle {
 
   // ---- one gang ----------------------------------------------------------------------
 
-  // Starts loading the parts of g's state that tryGang and setWhy read first.
-  void prefetchGang(GangId g) const {
+  // Starts loading the parts of g's state that tryGang and setWhy read first; only its
+  // explanation when it will most likely be given an answer shared in the walk.
+  void prefetchGang(GangId g, bool answered) const {
     const GangState& gs = st_.gangs[g];
-    __builtin_prefetch(&gs.spec.pod_sets);
-    __builtin_prefetch(&gs.min_request);
     __builtin_prefetch(&gs.why);
     __builtin_prefetch(&gs.evicted_cycle);
+    if (answered) return;
+    __builtin_prefetch(&gs.spec.pod_sets);
+    __builtin_prefetch(&gs.min_request);
   }
 
   // The second step: the arrays the gang's state points to, which prefetchGang() loaded.
@@ -679,6 +699,7 @@ class Cycle {
     f.detail = why.detail;
     f.kind = plan.failure;
     f.sources = std::move(plan.sources);
+    ++memo_writes_;
     auto [it, added] = st_.preempt_memo.try_emplace(preemptKey(kind, q), f);
     if (added) return;
     // Another priority replaces the answer its gangs relied on: they are checked no more.
@@ -689,6 +710,87 @@ class Cycle {
 
   void markPreemptVolatile(QueueId q) {
     if (q >= 0) st_.queues[static_cast<std::size_t>(q)].preempt_volatile = true;
+  }
+
+  // ---- answers repeated within a walk -----------------------------------------------
+  //
+  // A queue's waiting gangs repeat a few asks: at 100 queues of 1,000 gangs, each queue
+  // holds a few dozen combinations of kind, pods and priority. Two gangs of one walk that
+  // ask the same, with no runtime estimate, no reservation, not starving and not evicted
+  // this cycle, get the same answer from tryGang() while nothing it reads has moved:
+  // everything it reads for the second is a memo the first filled or read (placement,
+  // fits-on-an-empty-cluster, preemption, fits-ignoring-reservations), the queue's limits
+  // and allocation, the reservations and the preemption budget, and the first one's
+  // request, which is the second one's. So the second gets the first one's answer without
+  // its state being read beyond its explanation, which is where a walk's time went: each
+  // gang's spec and pod sets are a cache miss of their own. What tryGang() and the walk
+  // record for the first (noteWaiting, the queue's waits) the second would record again
+  // unchanged. Every write to a memo, and every move of capacity, allocation,
+  // reservations or shares, forgets the answers; so does each new stretch of a walk.
+
+  struct AskKey {
+    KindId kind;
+    std::int32_t min_count, count, priority;
+    friend bool operator==(const AskKey&, const AskKey&) = default;
+  };
+  struct AskHash {
+    std::size_t operator()(const AskKey& k) const {
+      std::uint64_t h = static_cast<std::uint32_t>(k.kind);
+      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.min_count);
+      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.count);
+      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.priority);
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  // What the answers were given under; any difference forgets them.
+  struct AnswerStamp {
+    std::uint64_t memo_writes, release, alloc, capacity, reservation, preempt_generation,
+        preempt_epoch, node_epoch;
+    std::size_t reservations;
+    friend bool operator==(const AnswerStamp&, const AnswerStamp&) = default;
+  };
+  AnswerStamp answerStamp() const {
+    return AnswerStamp{memo_writes_,         st_.release_version,     st_.alloc_version,
+                       st_.capacity_version, st_.reservation_version, st_.preempt_generation,
+                       st_.preempt_epoch,    st_.node_epoch,          st_.reservations.size()};
+  }
+
+  // Whether g may share an answer with gangs that ask the same (see above).
+  bool mayShareAnswer(GangId g, const PendingList::Ask& ask, const QueueState& qs) const {
+    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
+           now_ - ask.submit_time < maxWait(qs) && !holdsReservation(g);
+  }
+
+  // For prefetching only: whether a gang of this ask would find a shared answer now.
+  bool likelyAnswered(const PendingList::Ask& ask, const QueueState& qs) const {
+    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
+           now_ - ask.submit_time < maxWait(qs) && !answers_.empty() &&
+           answers_.contains(keyOf(ask));
+  }
+
+  static AskKey keyOf(const PendingList::Ask& ask) {
+    return AskKey{ask.kind, ask.min_count, ask.count, ask.priority};
+  }
+
+  // The answer an earlier gang of this stretch of the walk got for the same ask, or null.
+  const Why* sharedAnswer(const PendingList::Ask& ask) {
+    if (answers_.empty()) return nullptr;
+    if (answers_stamp_ != answerStamp()) {
+      answers_.clear();
+      return nullptr;
+    }
+    auto it = answers_.find(keyOf(ask));
+    return it == answers_.end() ? nullptr : &it->second;
+  }
+
+  // Keeps g's answer, which tryGang() just gave, for the gangs after it that ask the same.
+  void shareAnswer(GangId g, const PendingList::Ask& ask) {
+    const AnswerStamp now = answerStamp();
+    if (answers_stamp_ != now) {
+      answers_.clear();
+      answers_stamp_ = now;
+    }
+    answers_.insert_or_assign(keyOf(ask), st_.gangs[g].why);
   }
 
   // ---- the passes --------------------------------------------------------------------
@@ -870,12 +972,18 @@ class Cycle {
       // A queue's walk resumes where it paused when it comes back after an admission.
       if (!started[qi]) qs.pending.beginWalk();
       started[qi] = 1;
+      // Answers are shared within one stretch of one queue's walk only.
+      answers_.clear();
       bool admitted = false;
       for (GangId g = qs.pending.next(); g != kNoGang; g = qs.pending.next()) {
+        const PendingList::Ask ask = qs.pending.visitedAsk();
         // The next gangs' state is far from this one's: fetch it while this one is tried,
-        // in the two steps tryGang reads it (the pod sets' address is in the gang's state).
-        if (const GangId after = qs.pending.ahead(1); after != kNoGang) prefetchGang(after);
-        if (const GangId after = qs.pending.ahead(0); after != kNoGang) prefetchPodSets(after);
+        // in the two steps tryGang reads it (the pod sets' address is in the gang's state),
+        // and only the explanation of a gang whose ask was answered in this stretch.
+        if (const GangId after = qs.pending.ahead(1); after != kNoGang)
+          prefetchGang(after, likelyAnswered(qs.pending.aheadAsk(1), qs));
+        if (const GangId after = qs.pending.ahead(0); after != kNoGang)
+          if (!likelyAnswered(qs.pending.aheadAsk(0), qs)) prefetchPodSets(after);
         if (!blocked_by[qi].empty() && st_.gangs[g].evicted_cycle != st_.cycle) {
           // Without backfill the queue is FIFO: nothing passes its first waiting gang.
           Why why = baseWhy(g);
@@ -884,11 +992,25 @@ class Cycle {
           setWhy(g, std::move(why));
           continue;
         }
+        const bool may_share = mayShareAnswer(g, ask, qs);
+        if (may_share && st_.gangs[g].evicted_cycle != st_.cycle) {
+          if (const Why* shared = sharedAnswer(ask)) {
+            // As below for a gang that waits, with what the first gang of the ask noted.
+            repeatWhy(g, *shared);
+            if (waitsForCapacity(shared->reason)) qs.waits = true;
+            const Seconds starves = ask.submit_time + maxWait(qs);
+            if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
+            if (!st_.policy.backfill && waitsForCapacity(shared->reason))
+              blocked_by[qi] = st_.gangName(g);
+            continue;
+          }
+        }
         if (tryGang(g)) {
           admitted = true;
           break;
         }
         const GangState& gs = st_.gangs[g];
+        if (may_share && gs.evicted_cycle != st_.cycle) shareAnswer(g, ask);
         noteWaiting(qs, g);
         if (waitsForCapacity(gs.why.reason)) qs.waits = true;
         const Seconds starves = gs.spec.submit_time + maxWait(qs);
@@ -1026,6 +1148,10 @@ class Cycle {
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
+  // Answers repeated within a walk (above): bumped by every write to a memo.
+  std::uint64_t memo_writes_ = 0;
+  std::unordered_map<AskKey, Why, AskHash> answers_;
+  AnswerStamp answers_stamp_{};
 };
 
 }  // namespace

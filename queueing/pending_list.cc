@@ -15,9 +15,25 @@ constexpr std::size_t kCompactAfter = 64;
 }  // namespace
 
 PendingList::Entry PendingList::entryOf(GangId g) const {
-  const GangSpec& spec = (*gangs_)[g].spec;
+  const GangState& gs = (*gangs_)[g];
+  const GangSpec& spec = gs.spec;
   const NameKey key = nameKey(spec.name);
-  return Entry{spec.priority, g, spec.submit_time, key.hi, key.lo};
+  Entry e{spec.priority, g, spec.submit_time, key.hi, key.lo};
+  e.kind = gs.kind;
+  if (gs.kind != kNoKind) {
+    e.min_count = spec.pod_sets[0].min_count;
+    e.count = spec.pod_sets[0].count;
+  }
+  e.estimate = spec.runtime_estimate.has_value();
+  return e;
+}
+
+PendingList::Ask PendingList::visitedAsk() const {
+  TROUPE_CHECK(walking() && cursor_ > 0 && cursor_ <= sorted_.size(),
+               "visitedAsk() outside a walk or before its first gang (cursor {} of {})", cursor_,
+               sorted_.size());
+  const Entry& e = sorted_[cursor_ - 1];
+  return Ask{e.kind, e.min_count, e.count, e.priority, e.submit_time, e.estimate};
 }
 
 bool PendingList::keyLess(const Entry& a, const Entry& b) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "queueing/ids.h"
+#include "queueing/placement_memo.h"
 #include "queueing/snapshot.h"
 
 namespace troupe::queueing {
@@ -56,6 +57,26 @@ class PendingList {
   // not the gangs' state.
   Seconds nextStarving(Seconds now, Seconds max_wait) const;
 
+  // What a gang asks, copied into its entry when it is inserted (a gang's spec does not
+  // change while it exists), so that the walk can tell two gangs that ask the same apart
+  // from the rest without reading their state (cycle.cc, answers repeated in a walk).
+  struct Ask {
+    KindId kind = kNoKind;       // its one pod set's placement kind; kNoKind otherwise
+    std::int32_t min_count = 0;  // that pod set's pods, least and full (kind set only)
+    std::int32_t count = 0;
+    std::int32_t priority = 0;
+    Seconds submit_time = 0;
+    bool estimate = false;  // carries a runtime estimate
+  };
+  // The ask of the gang next() returned last; valid until the list next changes.
+  Ask visitedAsk() const;
+  // The ask of the gang ahead(k) names (kind kNoKind where that is kNoGang).
+  Ask aheadAsk(std::size_t k) const {
+    if (!walking() || cursor_ + k >= sorted_.size()) return Ask{};
+    const Entry& e = sorted_[cursor_ + k];
+    return Ask{e.kind, e.min_count, e.count, e.priority, e.submit_time, e.estimate};
+  }
+
  private:
   static constexpr std::size_t kNotWalking = std::numeric_limits<std::size_t>::max();
 
@@ -64,6 +85,9 @@ class PendingList {
     GangId gang = kNoGang;  // kNoGang: erased (dead)
     Seconds submit_time = 0;
     std::uint64_t name_hi = 0, name_lo = 0;
+    KindId kind = kNoKind;
+    std::int32_t min_count = 0, count = 0;
+    bool estimate = false;
   };
   Entry entryOf(GangId g) const;
   // The order without its last tie-break (whole names): erase() searches by it, since a

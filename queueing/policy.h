@@ -55,6 +55,11 @@ struct Policy {
   // eligible node for each gang of the kind (EngineState::ScanTally). Off: every
   // placement scans afresh, with the same decisions. Tests compare the two.
   bool share_placement_scans = true;
+  // Give a waiting gang the answer an earlier gang of the same queue's walk got for the
+  // same ask (kind, pods, priority) while no memo or allocation moved, instead of trying it
+  // again (cycle.cc). Off: every gang is tried, with the same decisions and explanations.
+  // Tests compare the two.
+  bool share_walk_answers = true;
 };
 
 }  // namespace troupe::queueing
