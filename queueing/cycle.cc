@@ -14,6 +14,7 @@
 #include "queueing/gang_placer.h"
 #include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
+#include "queueing/walk_answers.h"
 
 namespace troupe::queueing {
 namespace {
@@ -728,20 +729,6 @@ class Cycle {
   // unchanged. Every write to a memo, and every move of capacity, allocation,
   // reservations or shares, forgets the answers; so does each new stretch of a walk.
 
-  struct AskKey {
-    KindId kind;
-    std::int32_t min_count, count, priority;
-    friend bool operator==(const AskKey&, const AskKey&) = default;
-  };
-  struct AskHash {
-    std::size_t operator()(const AskKey& k) const {
-      std::uint64_t h = static_cast<std::uint32_t>(k.kind);
-      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.min_count);
-      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.count);
-      h = h * 0x9e3779b97f4a7c15ULL + static_cast<std::uint32_t>(k.priority);
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
   // What the answers were given under; any difference forgets them.
   struct AnswerStamp {
     std::uint64_t memo_writes, release, alloc, capacity, reservation, preempt_generation,
@@ -764,8 +751,7 @@ class Cycle {
   // For prefetching only: whether a gang of this ask would find a shared answer now.
   bool likelyAnswered(const PendingList::Ask& ask, const QueueState& qs) const {
     return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
-           now_ - ask.submit_time < maxWait(qs) && !answers_.empty() &&
-           answers_.contains(keyOf(ask));
+           now_ - ask.submit_time < maxWait(qs) && answers_.find(keyOf(ask)) != nullptr;
   }
 
   static AskKey keyOf(const PendingList::Ask& ask) {
@@ -779,8 +765,7 @@ class Cycle {
       answers_.clear();
       return nullptr;
     }
-    auto it = answers_.find(keyOf(ask));
-    return it == answers_.end() ? nullptr : &it->second;
+    return answers_.find(keyOf(ask));
   }
 
   // Keeps g's answer, which tryGang() just gave, for the gangs after it that ask the same.
@@ -790,7 +775,7 @@ class Cycle {
       answers_.clear();
       answers_stamp_ = now;
     }
-    answers_.insert_or_assign(keyOf(ask), st_.gangs[g].why);
+    answers_.put(keyOf(ask), st_.gangs[g].why);
   }
 
   // ---- the passes --------------------------------------------------------------------
@@ -1150,7 +1135,7 @@ class Cycle {
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
   // Answers repeated within a walk (above): bumped by every write to a memo.
   std::uint64_t memo_writes_ = 0;
-  std::unordered_map<AskKey, Why, AskHash> answers_;
+  WalkAnswers answers_;
   AnswerStamp answers_stamp_{};
 };
 

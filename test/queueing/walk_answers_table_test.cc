@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "queueing/walk_answers.h"
+
+namespace troupe::queueing {
+namespace {
+
+Why because(PendingReason reason, std::int64_t pods = 0) {
+  Why w;
+  w.reason = reason;
+  w.domain_pods = pods;
+  return w;
+}
+
+TEST_CASE("walk answers are kept by ask, replaced, forgotten on clear and bounded") {
+  WalkAnswers answers;
+  CHECK(answers.empty());
+  const AskKey a{3, 4, 4, 0}, b{3, 2, 2, 0}, c{3, 4, 4, 1};
+  CHECK(answers.find(a) == nullptr);
+
+  answers.put(a, because(PendingReason::NoPlacement, 7));
+  answers.put(b, because(PendingReason::OverFairShare));
+  REQUIRE(answers.find(a) != nullptr);
+  CHECK(answers.find(a)->domain_pods == 7);
+  CHECK(answers.find(b)->reason == PendingReason::OverFairShare);
+  CHECK(answers.find(c) == nullptr);  // another priority is another ask
+
+  answers.put(a, because(PendingReason::WaitingForReclaim));
+  CHECK(answers.find(a)->reason == PendingReason::WaitingForReclaim);
+
+  answers.clear();
+  CHECK(answers.empty());
+  CHECK(answers.find(a) == nullptr);
+  CHECK(answers.find(b) == nullptr);
+
+  // More asks than it keeps: the first kMaxAnswers are found, the rest are not kept, and
+  // every lookup still ends.
+  const auto n = static_cast<std::int32_t>(WalkAnswers::kMaxAnswers);
+  for (std::int32_t i = 0; i < n + 40; ++i)
+    answers.put(AskKey{i % 7, i, i, 0}, because(PendingReason::NoPlacement, i));
+  for (std::int32_t i = 0; i < n + 40; ++i) {
+    const Why* w = answers.find(AskKey{i % 7, i, i, 0});
+    INFO("ask " << i);
+    if (i < n) {
+      REQUIRE(w != nullptr);
+      CHECK(w->domain_pods == i);
+    } else {
+      CHECK(w == nullptr);
+    }
+  }
+  answers.clear();
+  answers.put(a, because(PendingReason::NoPlacement, 1));
+  CHECK(answers.find(a)->domain_pods == 1);
+}
+
+}  // namespace
+}  // namespace troupe::queueing
