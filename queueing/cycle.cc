@@ -245,17 +245,9 @@ class Cycle {
     return why;
   }
 
-  void setWhy(GangId g, Why why) {
-    GangState& gs = st_.gangs[g];
-    if (waitsForCapacity(why.reason)) someone_waits_ = true;
-    if (gs.why_reported && gs.why == why) return;
-    gs.why = std::move(why);
-    gs.why_reported = true;
-    changed_.push_back(g);
-  }
-
-  // setWhy() with an answer kept for other gangs: copied only when it is news.
-  void repeatWhy(GangId g, const Why& why) {
+  // Records why g waits; copied only when it is news (an answer shared within a walk is
+  // handed to many gangs, most of which already hold it).
+  void setWhy(GangId g, const Why& why) {
     GangState& gs = st_.gangs[g];
     if (waitsForCapacity(why.reason)) someone_waits_ = true;
     if (gs.why_reported && gs.why == why) return;
@@ -269,7 +261,7 @@ class Cycle {
       for (GangId g : set) {
         Why why = baseWhy(g);
         why.reason = PendingReason::QueueNotFound;
-        setWhy(g, std::move(why));
+        setWhy(g, why);
       }
     }
   }
@@ -487,7 +479,7 @@ class Cycle {
       Why why = baseWhy(v.gang);
       why.reason = PendingReason::Preempted;
       why.blocking = preemptor;
-      setWhy(v.gang, std::move(why));
+      setWhy(v.gang, why);
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
     syncMemos();
@@ -599,7 +591,7 @@ class Cycle {
     if (gs.evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
     if (!withinLimit(q, gs.min_request)) {
       why.reason = PendingReason::QueueAtLimit;
-      setWhy(g, std::move(why));
+      setWhy(g, why);
       return false;
     }
     PlaceOptions o;
@@ -628,7 +620,7 @@ class Cycle {
       why.reason = gs.spec.topology.mode == TopologyMode::Required
                        ? PendingReason::TopologyUnsatisfiable
                        : PendingReason::Unschedulable;
-      setWhy(g, std::move(why));
+      setWhy(g, why);
       return false;
     }
 
@@ -665,7 +657,7 @@ class Cycle {
       why.reason = PendingReason::Reserved;
       why.blocking.clear();
     }
-    setWhy(g, std::move(why));
+    setWhy(g, why);
     return false;
   }
 
@@ -742,16 +734,22 @@ class Cycle {
                        st_.preempt_epoch,    st_.node_epoch,          st_.reservations.size()};
   }
 
+  // Whether a gang of this ask may share answers, as far as its entry tells: one pod set,
+  // no runtime estimate, not starving (read from the entry's submit time, so that the
+  // gang's state is not touched).
+  bool askMayShare(const PendingList::Ask& ask, const QueueState& qs) const {
+    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
+           now_ - ask.submit_time < maxWait(qs);
+  }
+
   // Whether g may share an answer with gangs that ask the same (see above).
   bool mayShareAnswer(GangId g, const PendingList::Ask& ask, const QueueState& qs) const {
-    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
-           now_ - ask.submit_time < maxWait(qs) && !holdsReservation(g);
+    return askMayShare(ask, qs) && !holdsReservation(g);
   }
 
   // For prefetching only: whether a gang of this ask would find a shared answer now.
   bool likelyAnswered(const PendingList::Ask& ask, const QueueState& qs) const {
-    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
-           now_ - ask.submit_time < maxWait(qs) && answers_.find(keyOf(ask)) != nullptr;
+    return askMayShare(ask, qs) && answers_.find(keyOf(ask)) != nullptr;
   }
 
   static AskKey keyOf(const PendingList::Ask& ask) {
@@ -974,14 +972,14 @@ class Cycle {
           Why why = baseWhy(g);
           why.reason = PendingReason::BlockedByQueueHead;
           why.blocking = blocked_by[qi];
-          setWhy(g, std::move(why));
+          setWhy(g, why);
           continue;
         }
         const bool may_share = mayShareAnswer(g, ask, qs);
         if (may_share && st_.gangs[g].evicted_cycle != st_.cycle) {
           if (const Why* shared = sharedAnswer(ask)) {
             // As below for a gang that waits, with what the first gang of the ask noted.
-            repeatWhy(g, *shared);
+            setWhy(g, *shared);
             if (waitsForCapacity(shared->reason)) qs.waits = true;
             const Seconds starves = ask.submit_time + maxWait(qs);
             if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
@@ -1018,12 +1016,12 @@ class Cycle {
       if (!head.empty()) {
         why.reason = PendingReason::BlockedByQueueHead;
         why.blocking = head;
-        setWhy(g, std::move(why));
+        setWhy(g, why);
         continue;
       }
       if (!withinLimit(gs.queue, gs.min_request)) {
         why.reason = PendingReason::QueueAtLimit;
-        setWhy(g, std::move(why));
+        setWhy(g, why);
         head = gs.spec.name;
         continue;
       }
@@ -1050,7 +1048,7 @@ class Cycle {
                    : gs.spec.topology.mode == TopologyMode::Required
                        ? PendingReason::TopologyUnsatisfiable
                        : PendingReason::Unschedulable;
-      setWhy(g, std::move(why));
+      setWhy(g, why);
       head = gs.spec.name;
     }
   }

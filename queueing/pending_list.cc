@@ -32,8 +32,7 @@ PendingList::Ask PendingList::visitedAsk() const {
   TROUPE_CHECK(walking() && cursor_ > 0 && cursor_ <= sorted_.size(),
                "visitedAsk() outside a walk or before its first gang (cursor {} of {})", cursor_,
                sorted_.size());
-  const Entry& e = sorted_[cursor_ - 1];
-  return Ask{e.kind, e.min_count, e.count, e.priority, e.submit_time, e.estimate};
+  return askOf(sorted_[cursor_ - 1]);
 }
 
 bool PendingList::keyLess(const Entry& a, const Entry& b) {

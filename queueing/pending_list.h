@@ -72,9 +72,7 @@ class PendingList {
   Ask visitedAsk() const;
   // The ask of the gang ahead(k) names (kind kNoKind where that is kNoGang).
   Ask aheadAsk(std::size_t k) const {
-    if (!walking() || cursor_ + k >= sorted_.size()) return Ask{};
-    const Entry& e = sorted_[cursor_ + k];
-    return Ask{e.kind, e.min_count, e.count, e.priority, e.submit_time, e.estimate};
+    return walking() && cursor_ + k < sorted_.size() ? askOf(sorted_[cursor_ + k]) : Ask{};
   }
 
  private:
@@ -90,6 +88,9 @@ class PendingList {
     bool estimate = false;
   };
   Entry entryOf(GangId g) const;
+  static Ask askOf(const Entry& e) {
+    return Ask{e.kind, e.min_count, e.count, e.priority, e.submit_time, e.estimate};
+  }
   // The order without its last tie-break (whole names): erase() searches by it, since a
   // dead entry's gang id may already name another gang.
   static bool keyLess(const Entry& a, const Entry& b);
