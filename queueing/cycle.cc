@@ -269,10 +269,10 @@ class Cycle {
   void report() {
     sortByName(changed_);
     changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
-    out_.pending.reserve(changed_.size());
+    out_.explained.reserve(changed_.size());
     out_.queues.reserve(st_.queues_by_rank.size());
     for (GangId g : changed_)
-      if (st_.gangs[g].present && !st_.gangs[g].running) out_.pending.push_back(explain(st_, g));
+      if (st_.gangs[g].present && !st_.gangs[g].running) out_.explained.push_back(st_.gangName(g));
     for (QueueId q : st_.queues_by_rank) out_.queues.push_back(statusOf(st_, q));
   }
 

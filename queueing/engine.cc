@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/check.h"
 #include "queueing/cycle.h"
 #include "queueing/engine_state.h"
 #include "queueing/validation.h"
@@ -402,10 +403,18 @@ std::size_t Engine::runningCount() const {
 
 const Policy& Engine::policy() const { return state_->policy; }
 
-Result<Decisions> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy) {
+Result<SnapshotCycle> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy) {
   auto engine = Engine::fromSnapshot(snapshot, policy);
   if (!engine) return engine.error();
-  return engine->schedule(snapshot.now);
+  SnapshotCycle out{.decisions = engine->schedule(snapshot.now), .pending = {}};
+  out.pending.reserve(out.decisions.explained.size());
+  for (const auto& gang : out.decisions.explained) {
+    auto explanation = engine->explanation(gang);
+    // A cycle names only gangs it leaves pending, and each of those has an explanation.
+    TROUPE_CHECK(explanation.has_value(), "gang {} was explained but has no explanation", gang);
+    out.pending.push_back(std::move(*explanation));
+  }
+  return out;
 }
 
 }  // namespace troupe::queueing

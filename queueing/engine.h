@@ -103,7 +103,12 @@ class Engine {
   std::unique_ptr<EngineState> state_;
 };
 
-// One stateless cycle over a whole snapshot: Engine::fromSnapshot then schedule(now).
-Result<Decisions> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy = {});
+// One stateless cycle over a whole snapshot: Engine::fromSnapshot then schedule(now). No
+// engine stays to be asked, so the explanation of every gang left pending comes with it.
+struct SnapshotCycle {
+  Decisions decisions;
+  std::vector<PendingExplanation> pending;  // in the order of decisions.explained
+};
+Result<SnapshotCycle> scheduleSnapshot(const Snapshot& snapshot, const Policy& policy = {});
 
 }  // namespace troupe::queueing

@@ -21,7 +21,7 @@ TEST_CASE("a gang that fits is admitted whole, with a GPU set per pod", "[queuei
   CHECK(a.pods[0].node != a.pods[1].node);
   CHECK(a.pods[0].gpus == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(e.isRunning("train-a"));
-  CHECK(d.pending.empty());
+  CHECK(d.explained.empty());
 }
 
 TEST_CASE("a gang is admitted all or nothing: 3 pods of 8 GPUs never start on 2 nodes",
@@ -30,8 +30,8 @@ TEST_CASE("a gang is admitted all or nothing: 3 pods of 8 GPUs never start on 2 
   REQUIRE(e.submit(gang("big").pods(3).gpus(8)).ok());
   const Decisions d = e.schedule(0);
   CHECK(d.admissions.empty());
-  const PendingExplanation* p = pendingOf(d, "big");
-  REQUIRE(p != nullptr);
+  const auto p = pendingOf(e, d, "big");
+  REQUIRE(p.has_value());
   // 3 x 8 = 24 GPUs > 16 on the whole cluster, even empty.
   CHECK(p->reason == PendingReason::Unschedulable);
 }
@@ -49,11 +49,11 @@ TEST_CASE("fifo: the head blocks everything behind it", "[queueing][fifo]") {
   const Decisions d = e.schedule(10);
   // head needs 16 GPUs, 8 are free: it waits, and small (1 GPU, would fit) waits behind it.
   CHECK(d.admissions.empty());
-  REQUIRE(pendingOf(d, "head") != nullptr);
-  CHECK(pendingOf(d, "head")->reason == PendingReason::NoPlacement);
-  REQUIRE(pendingOf(d, "small") != nullptr);
-  CHECK(pendingOf(d, "small")->reason == PendingReason::BlockedByQueueHead);
-  CHECK(pendingOf(d, "small")->blocking_gang == "head");
+  REQUIRE(pendingOf(e, d, "head").has_value());
+  CHECK(pendingOf(e, d, "head")->reason == PendingReason::NoPlacement);
+  REQUIRE(pendingOf(e, d, "small").has_value());
+  CHECK(pendingOf(e, d, "small")->reason == PendingReason::BlockedByQueueHead);
+  CHECK(pendingOf(e, d, "small")->blocking_gang == "head");
 }
 
 TEST_CASE("troupe backfills a small gang past a head that does not fit yet",
@@ -67,8 +67,8 @@ TEST_CASE("troupe backfills a small gang past a head that does not fit yet",
   REQUIRE(e.submit(gang("small").queue("a").pods(1).gpus(1).submittedAt(2)).ok());
   const Decisions d = e.schedule(10);
   CHECK(admitted(d, "small"));
-  REQUIRE(pendingOf(d, "head") != nullptr);
-  CHECK(pendingOf(d, "head")->reason == PendingReason::NoPlacement);
+  REQUIRE(pendingOf(e, d, "head").has_value());
+  CHECK(pendingOf(e, d, "head")->reason == PendingReason::NoPlacement);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace {
 using namespace testing;
 
 // Everything a cycle decided and explained, as text.
-std::string transcript(const Decisions& d) {
+std::string transcript(const Engine& e, const Decisions& d) {
   std::ostringstream s;
   for (const auto& p : d.preemptions) s << "P " << p.gang << " by " << p.preemptor << "\n";
   for (const auto& r : d.resizes) s << "R " << r.gang << " -" << r.removed.size() << "\n";
@@ -27,7 +27,7 @@ std::string transcript(const Decisions& d) {
     for (const auto& p : a.pods) s << " " << p.node << ":" << p.gpus.size();
     s << "\n";
   }
-  for (const auto& p : d.pending) s << "W " << describe(p) << "\n";
+  for (const auto& gang : d.explained) s << "W " << describe(e.explanation(gang).value()) << "\n";
   return s.str();
 }
 
@@ -47,7 +47,7 @@ std::vector<std::string> run(const std::function<Engine(Policy)>& make,
   for (const auto& step : steps) {
     if (step.delta) step.delta(e);
     last = e.schedule(step.at);
-    out.push_back(transcript(last));
+    out.push_back(transcript(e, last));
   }
   return out;
 }

@@ -19,8 +19,8 @@ TEST_CASE("a gang past its queue's limit says so, with the queue's numbers",
   REQUIRE(e.addRunning(runningOn(gang("a-0").queue("a").gpus(8), {"n-0"})).ok());
   REQUIRE(e.submit(gang("a-1").queue("a").gpus(8).pods(2).submittedAt(1)).ok());
   const Decisions d = e.schedule(10);
-  const PendingExplanation* p = pendingOf(d, "a-1");
-  REQUIRE(p != nullptr);
+  const auto p = pendingOf(e, d, "a-1");
+  REQUIRE(p.has_value());
   // 8 held + 16 asked = 24 > limit 16.
   CHECK(p->reason == PendingReason::QueueAtLimit);
   CHECK(p->dominant_resource == "nvidia.com/gpu");
@@ -37,8 +37,8 @@ TEST_CASE("a gang naming a missing queue waits until the queue appears",
   Engine e = engineWith(rackOfNodes("n", 1, 1), {});
   REQUIRE(e.submit(gang("early").queue("later").gpus(8)).ok());
   Decisions d = e.schedule(0);
-  REQUIRE(pendingOf(d, "early") != nullptr);
-  CHECK(pendingOf(d, "early")->reason == PendingReason::QueueNotFound);
+  REQUIRE(pendingOf(e, d, "early").has_value());
+  CHECK(pendingOf(e, d, "early")->reason == PendingReason::QueueNotFound);
   REQUIRE(e.upsertQueue(queue("later")).ok());
   d = e.schedule(1);
   CHECK(admitted(d, "early"));
@@ -50,12 +50,12 @@ TEST_CASE("explanations are reported when they change, and stay readable",
   REQUIRE(e.addRunning(runningOn(gang("busy").gpus(8), {"n-0"})).ok());
   REQUIRE(e.submit(gang("waiting").gpus(8).submittedAt(1)).ok());
   Decisions d = e.schedule(10);
-  REQUIRE(pendingOf(d, "waiting") != nullptr);
-  CHECK(pendingOf(d, "waiting")->reason == PendingReason::NoPlacement);
-  CHECK(pendingOf(d, "waiting")->largest_free_domain_pods == 0);
+  REQUIRE(pendingOf(e, d, "waiting").has_value());
+  CHECK(pendingOf(e, d, "waiting")->reason == PendingReason::NoPlacement);
+  CHECK(pendingOf(e, d, "waiting")->largest_free_domain_pods == 0);
   // Nothing changed: no new explanation, the current one is still there to read.
   d = e.schedule(11);
-  CHECK(d.pending.empty());
+  CHECK(d.explained.empty());
   CHECK(reasonOf(e, "waiting") == PendingReason::NoPlacement);
 }
 
@@ -66,8 +66,8 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   // Three pods of 8 GPUs cannot fit on two nodes whatever runs: Unschedulable.
   REQUIRE(e.submit(gang("wide").queue("a").gpus(8).pods(3).submittedAt(1)).ok());
   Decisions d = e.schedule(10);
-  REQUIRE(pendingOf(d, "wide") != nullptr);
-  const PendingExplanation before = *pendingOf(d, "wide");
+  REQUIRE(pendingOf(e, d, "wide").has_value());
+  const PendingExplanation before = *pendingOf(e, d, "wide");
   CHECK(before.reason == PendingReason::Unschedulable);
   CHECK(before.queue_allocated == 8);
 
@@ -76,7 +76,7 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   REQUIRE(e.submit(gang("other").queue("b").gpus(8).submittedAt(2)).ok());
   d = e.schedule(11);
   REQUIRE(admitted(d, "other"));
-  CHECK(pendingOf(d, "wide") == nullptr);
+  CHECK_FALSE(pendingOf(e, d, "wide").has_value());
   const auto now = e.explanation("wide");
   REQUIRE(now.has_value());
   CHECK(now->reason == PendingReason::Unschedulable);
@@ -90,7 +90,7 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   // Once a's own allocation moves (busy ends), its waiting gang reads the new figure.
   REQUIRE(e.remove("busy").ok());
   d = e.schedule(12);
-  CHECK(pendingOf(d, "wide") == nullptr);
+  CHECK_FALSE(pendingOf(e, d, "wide").has_value());
   CHECK(e.explanation("wide")->queue_allocated == 0);
 }
 
@@ -114,8 +114,7 @@ TEST_CASE("pending explanations come in name order, also for names alike in thei
   REQUIRE(e.remove("zz-leaves").ok());
   REQUIRE(e.submit(gang("0-takes-its-place").gpus(8).submittedAt(2)).ok());
   const Decisions d = e.schedule(10);
-  std::vector<std::string> got;
-  for (const auto& p : d.pending) got.push_back(p.gang);
+  const std::vector<std::string>& got = d.explained;
   std::vector<std::string> want = names;
   want.push_back("0-takes-its-place");
   std::sort(want.begin(), want.end());
@@ -239,16 +238,21 @@ TEST_CASE("the same snapshot in any element order gives the same decisions",
   std::reverse(shuffled.pending.begin(), shuffled.pending.end());
   const auto second = scheduleSnapshot(shuffled);
   REQUIRE(second.ok());
-  REQUIRE(first->admissions.size() == second->admissions.size());
-  CHECK_FALSE(first->admissions.empty());
-  for (std::size_t i = 0; i < first->admissions.size(); ++i) {
-    CHECK(first->admissions[i].gang == second->admissions[i].gang);
-    REQUIRE(first->admissions[i].pods.size() == second->admissions[i].pods.size());
-    for (std::size_t p = 0; p < first->admissions[i].pods.size(); ++p) {
-      CHECK(first->admissions[i].pods[p].node == second->admissions[i].pods[p].node);
-      CHECK(first->admissions[i].pods[p].gpus == second->admissions[i].pods[p].gpus);
+  REQUIRE(first->decisions.admissions.size() == second->decisions.admissions.size());
+  CHECK_FALSE(first->decisions.admissions.empty());
+  for (std::size_t i = 0; i < first->decisions.admissions.size(); ++i) {
+    CHECK(first->decisions.admissions[i].gang == second->decisions.admissions[i].gang);
+    REQUIRE(first->decisions.admissions[i].pods.size() ==
+            second->decisions.admissions[i].pods.size());
+    for (std::size_t p = 0; p < first->decisions.admissions[i].pods.size(); ++p) {
+      CHECK(first->decisions.admissions[i].pods[p].node ==
+            second->decisions.admissions[i].pods[p].node);
+      CHECK(first->decisions.admissions[i].pods[p].gpus ==
+            second->decisions.admissions[i].pods[p].gpus);
     }
   }
+  CHECK(first->decisions.explained == second->decisions.explained);
+  REQUIRE(first->pending.size() == first->decisions.explained.size());
   REQUIRE(first->pending.size() == second->pending.size());
   for (std::size_t i = 0; i < first->pending.size(); ++i)
     CHECK(first->pending[i] == second->pending[i]);

@@ -52,8 +52,8 @@ TEST_CASE("a waiting gang is examined again when it starts to starve", "[queuein
   CHECK(reasonOf(e, "a-wait") == PendingReason::NoPlacement);
   // t = 150 >= 0 + maxWait 100: starving, so it now holds a reservation.
   const Decisions d = e.schedule(150);
-  REQUIRE(pendingOf(d, "a-wait") != nullptr);
-  CHECK(pendingOf(d, "a-wait")->reason == PendingReason::Reserved);
+  REQUIRE(pendingOf(e, d, "a-wait").has_value());
+  CHECK(pendingOf(e, d, "a-wait")->reason == PendingReason::Reserved);
 }
 
 TEST_CASE("an arrival in one queue leaves another queue's waiting gang as it was",
@@ -63,8 +63,8 @@ TEST_CASE("an arrival in one queue leaves another queue's waiting gang as it was
   REQUIRE(e.submit(gang("b-wait").queue("b").gpus(8).submittedAt(15)).ok());
   const Decisions d = e.schedule(20);
   CHECK(d.admissions.empty());
-  CHECK(pendingOf(d, "a-wait") == nullptr);  // unchanged, so not reported again
-  REQUIRE(pendingOf(d, "b-wait") != nullptr);
+  CHECK_FALSE(pendingOf(e, d, "a-wait").has_value());  // unchanged, so not reported again
+  REQUIRE(pendingOf(e, d, "b-wait").has_value());
   CHECK(reasonOf(e, "a-wait") == PendingReason::NoPlacement);
 }
 

@@ -73,7 +73,7 @@ World randomWorld(std::uint64_t seed) {
   return w;
 }
 
-std::string summary(const Decisions& d) {
+std::string summary(const Engine& e, const Decisions& d) {
   std::ostringstream s;
   for (const auto& p : d.preemptions) s << "P " << p.gang << " by " << p.preemptor << "\n";
   for (const auto& r : d.resizes) {
@@ -88,7 +88,8 @@ std::string summary(const Decisions& d) {
     }
     s << "\n";
   }
-  for (const auto& p : d.pending) s << "W " << p.gang << " " << pendingReasonName(p.reason) << "\n";
+  for (const auto& gang : d.explained)
+    s << "W " << gang << " " << pendingReasonName(e.explanation(gang).value().reason) << "\n";
   return s.str();
 }
 
@@ -154,7 +155,7 @@ std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Tot
       REQUIRE(e.submit(std::move(g)).ok());
     }
     const Decisions d = e.schedule(now);
-    log.push_back(summary(d));
+    log.push_back(summary(e, d));
     ++totals.cycles;
     totals.preemptions += d.preemptions.size();
     totals.admissions += d.admissions.size();

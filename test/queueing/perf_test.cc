@@ -93,12 +93,12 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
   t0 = Clock::now();
   Decisions d = e.schedule(20000);
   std::printf("first cycle (empty cluster): %.1f ms, %zu admitted, %zu explained\n", msSince(t0),
-              d.admissions.size(), d.pending.size());
+              d.admissions.size(), d.explained.size());
   e.schedule(20001);  // settles the queues the first cycle's admissions touched
   t0 = Clock::now();
   d = e.schedule(20001);
   std::printf("steady cycle (nothing changed): %.1f ms, %zu admitted, %zu explained\n", msSince(t0),
-              d.admissions.size(), d.pending.size());
+              d.admissions.size(), d.explained.size());
   {
     GangSpec g;
     g.name = "arrival";

@@ -106,8 +106,8 @@ TEST_CASE("required topology too large for any rack is unsatisfiable, with the n
   REQUIRE(e.submit(gang("wide").pods(3).gpus(8).requireTopology("troupe.dev/rack")).ok());
   const Decisions d = e.schedule(0);
   CHECK(d.admissions.empty());
-  const PendingExplanation* p = pendingOf(d, "wide");
-  REQUIRE(p != nullptr);
+  const auto p = pendingOf(e, d, "wide");
+  REQUIRE(p.has_value());
   CHECK(p->reason == PendingReason::TopologyUnsatisfiable);
   // The largest rack holds 2 of its pods.
   CHECK(p->largest_free_domain_pods == 2);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,10 +24,13 @@ inline Engine engineWith(const std::vector<NodeSpec>& nodes, const std::vector<Q
   return e;
 }
 
-inline const PendingExplanation* pendingOf(const Decisions& d, const std::string& gang) {
-  for (const auto& p : d.pending)
-    if (p.gang == gang) return &p;
-  return nullptr;
+// The explanation of `gang` if the cycle that gave `d` named it as changed (else none).
+inline std::optional<PendingExplanation> pendingOf(const Engine& e, const Decisions& d,
+                                                   const std::string& gang) {
+  if (!std::binary_search(d.explained.begin(), d.explained.end(), gang)) return std::nullopt;
+  auto x = e.explanation(gang);
+  REQUIRE(x.has_value());  // every gang named is pending, so it has an explanation
+  return x;
 }
 
 inline PendingReason reasonOf(const Engine& e, const std::string& gang) {
