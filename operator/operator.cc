@@ -26,6 +26,7 @@
 #include "controllers/engine_sync.h"
 #include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
+#include "controllers/pending_status_schedule.h"
 #include "controllers/pod_group_status.h"
 #include "controllers/queue_status.h"
 #include "controllers/queue_tree.h"
@@ -62,6 +63,9 @@ constexpr std::chrono::milliseconds kPodEventCoalescing{100};
 // often: with thousands of jobs waiting, rewriting each one every cycle would take more of
 // the API's write capacity than the bindings themselves.
 constexpr std::int64_t kPendingRefreshSeconds = 10;
+// At most this many waiting jobs a cycle are compared for the refresh (on top of those whose
+// explanation changed): 2,000 of them cost about 30 ms of CPU.
+constexpr std::size_t kPendingRefreshBudget = 2000;
 
 // Runs fn(i) for every i in [0, n), at most `width` at once, and returns when all are done.
 // fn must be safe to call from several threads (the kube client is).
@@ -153,7 +157,8 @@ struct Operator::Runtime {
   std::map<std::string, Assumed> assumed;  // by "ns/pod"
   // Control-thread state.
   std::map<std::string, state::QueueUsage> usage;
-  std::map<std::string, std::int64_t> pending_written_at;  // by target "kind:ns/name"
+  // Which waiting gangs' status.pending a cycle compares; a new engine names them all.
+  ctl::PendingStatusSchedule pending_schedule{kPendingRefreshBudget};
   // The scheduling thread's, kept across cycles; a new leadership starts both afresh.
   ctl::SnapshotFacts facts;
   std::optional<ctl::EngineSync> engine;
@@ -507,6 +512,7 @@ struct Operator::Runtime {
     log::info("leading: recovering from the journal and the API");
     facts = ctl::SnapshotFacts{};
     engine.emplace(enginePolicy());
+    pending_schedule.clear();
     // The workers do not act before recovery ends; the lock says so to a reader as well.
     std::lock_guard db_lock(db_mu);
     // Usage: the newer of the local copy and the Queue annotation mirror.
@@ -709,7 +715,7 @@ struct Operator::Runtime {
       log::debug("object refused by the engine",
                  {{"kind", p.kind}, {"object", p.key}, {"error", p.error.describe()}});
 
-    publishPending(engine->engine(), cluster, t);
+    publishPending(engine->engine(), decisions, cluster, t);
     step("pending");
     publishQueues(objects, engine->engine(), cluster, t);
     advanceUsage(engine->engine(), cluster, t);
@@ -739,9 +745,10 @@ struct Operator::Runtime {
   }
 
   // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods
-  // form the gang: the engine's explanation with the numbers.
-  void publishPending(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
-                      std::int64_t t) {
+  // form the gang: the engine's explanation with the numbers. Compared for the gangs whose
+  // explanation this cycle changed and for those due a refresh (PendingStatusSchedule).
+  void publishPending(const queueing::Engine& engine, const queueing::Decisions& decisions,
+                      const ctl::ClusterSnapshot& cluster, std::int64_t t) {
     struct Write {
       const kube::ResourceType* type;
       ObjectPtr target;
@@ -749,14 +756,21 @@ struct Operator::Runtime {
       Json pending;
     };
     std::vector<Write> writes;
-    std::map<std::string, std::int64_t> written_at;  // what pending_written_at becomes
-    for (const auto& [key, gang] : cluster.gangs) {
-      if (gang.state != ctl::GangState::Pending) continue;
-      auto pg = informer("podgroups").cache().get(key);
-      if (!pg) continue;
-      auto owner = ctl::controllerOf(*pg);
-      auto explanation = engine.explanation(key);
+    for (auto& due : pending_schedule.take(decisions.explained, t)) {
+      // A gang no longer waiting is not put back on the schedule.
+      auto gang = cluster.gangs.find(due.gang);
+      if (gang == cluster.gangs.end() || gang->second.state != ctl::GangState::Pending) continue;
+      auto explanation = engine.explanation(due.gang);
       if (!explanation) continue;
+      // From here on the gang waits: whatever happens, compare it again in a while.
+      std::optional<std::int64_t> written_at = due.written_at;
+      std::int64_t next = t + kPendingRefreshSeconds;
+      auto pg = informer("podgroups").cache().get(due.gang);
+      if (!pg) {
+        pending_schedule.checked(due.gang, written_at, next);
+        continue;
+      }
+      auto owner = ctl::controllerOf(*pg);
       const auto& e = *explanation;
       auto amount = [&](std::int64_t v) {
         Json list = Json::object();
@@ -778,24 +792,24 @@ struct Operator::Runtime {
       if (owner && owner->kind == api::kTrainingJobKind) {
         type = &res::kTrainingJobs;
         target = informer("trainingjobs").cache().get(ctl::namespaceOf(*pg) + "/" + owner->name);
-        if (!target) continue;
       }
-      Json current = target->value(Json::json_pointer("/status/pending"), Json());
-      const auto target_key = type->kind + ":" + ctl::keyOf(*target);
-      auto last = pending_written_at.find(target_key);
-      if (last != pending_written_at.end()) written_at[target_key] = last->second;
-      if (current == pending) continue;
-      // Same reason, other numbers: refreshed now and then, not every cycle.
-      const bool same_reason = current.is_object() &&
-                               current.value("reason", "") == pending.value("reason", "") &&
-                               current.value("queue", "") == pending.value("queue", "");
-      if (same_reason && last != pending_written_at.end() &&
-          t - last->second < kPendingRefreshSeconds)
-        continue;
-      written_at[target_key] = t;
-      writes.push_back({type, target, std::move(current), std::move(pending)});
+      if (target) {
+        Json current = target->value(Json::json_pointer("/status/pending"), Json());
+        const bool same_reason = current.is_object() &&
+                                 current.value("reason", "") == pending.value("reason", "") &&
+                                 current.value("queue", "") == pending.value("queue", "");
+        if (current == pending) {
+          // Nothing to write.
+        } else if (same_reason && written_at && t - *written_at < kPendingRefreshSeconds) {
+          // Same reason, other numbers: refreshed now and then, not every cycle.
+          next = *written_at + kPendingRefreshSeconds;
+        } else {
+          written_at = t;
+          writes.push_back({type, target, std::move(current), std::move(pending)});
+        }
+      }
+      pending_schedule.checked(due.gang, written_at, next);
     }
-    pending_written_at = std::move(written_at);
     concurrently(writes.size(), kWriteWidth, [&](std::size_t i) {
       const auto& w = writes[i];
       patchStatus(*w.type, ctl::namespaceOf(*w.target), ctl::nameOf(*w.target),

@@ -127,6 +127,17 @@ TEST_CASE("a gang that does not fit never gets a pod bound while a smaller job r
   auto big = c.get("tj big");
   INFO(big.dump(2));
   CHECK_FALSE(ctl::stringAt(big, "/status/pending/message").empty());
+  // Its explanation does not change, yet a status.pending someone else removed is written
+  // again: each waiting job is compared with the engine's explanation every 10 seconds.
+  const Json patched =
+      Json::parse(c.kubectl("patch tj big --subresource=status --type=json -o json "
+                            "-p='[{\"op\":\"remove\",\"path\":\"/status/pending\"}]'"),
+                  nullptr, false);
+  REQUIRE(patched.is_object());
+  CHECK_FALSE(patched["status"].contains("pending"));
+  CHECK(c.eventually(
+      [&] { return !ctl::stringAt(c.get("tj big"), "/status/pending/reason").empty(); },
+      std::chrono::seconds(30)));
   // The queue's status shows what is bound: 2 pods x 4 GPUs.
   REQUIRE(c.eventually([&] {
     auto q = c.get("queue team-a");
