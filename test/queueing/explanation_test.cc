@@ -94,6 +94,27 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   CHECK(e.explanation("wide")->queue_allocated == 0);
 }
 
+TEST_CASE("a preemption search that fails again the same way reports no gang again",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 2, 2),
+                        {queue("a").guaranteedGpus(8), queue("b").guaranteedGpus(8), queue("c")});
+  REQUIRE(e.addRunning(runningOn(gang("b-1").queue("b").gpus(8).notPreemptible(), {"n-0"})).ok());
+  REQUIRE(e.addRunning(runningOn(gang("b-2").queue("b").gpus(8).notPreemptible(), {"n-1"})).ok());
+  REQUIRE(e.submit(gang("a-1").queue("a").gpus(8).submittedAt(1)).ok());
+  Decisions d = e.schedule(10);
+  const auto first = pendingOf(e, d, "a-1");
+  REQUIRE(first.has_value());
+  CHECK(first->reason == PendingReason::WaitingForReclaim);
+  CHECK_FALSE(first->detail.empty());
+  // New demand in c moves the fair shares, so a-1's search is made again; it fails the
+  // same way, with the same sentence built anew: nothing about a-1 is news.
+  REQUIRE(e.submit(gang("c-1").queue("c").gpus(8).submittedAt(2)).ok());
+  d = e.schedule(11);
+  CHECK(pendingOf(e, d, "c-1").has_value());
+  CHECK_FALSE(pendingOf(e, d, "a-1").has_value());
+  CHECK(e.explanation("a-1") == first);
+}
+
 TEST_CASE("pending explanations come in name order, also for names alike in their first bytes",
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 1, 1), {queue("default")});
