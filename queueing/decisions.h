@@ -107,8 +107,8 @@ struct Decisions {
   // engine (all of them on its first cycle), by name, sorted. A change is one of the
   // gang's own: its reason, blocking gang, free domain or detail; a move of its queue's
   // numbers alone (see `queues`) names no gang again. Names only: Engine::explanation()
-  // builds the explanation on demand, so a cycle that moves the free domain of 20,000
-  // waiting gangs (or explains 100,000 on its first cycle) builds none nobody reads.
+  // builds an explanation on demand, so a cycle that moves the free domain of 20,000
+  // waiting gangs (or explains 100,000 on its first cycle) builds only those asked for.
   std::vector<std::string> explained;
   std::vector<QueueStatus> queues;  // sorted by queue name
   // The earliest time after `now` at which a cycle could decide differently although the
