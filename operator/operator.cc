@@ -39,6 +39,7 @@
 #include "kube/object_cache.h"
 #include "kube/work_queue.h"
 #include "operator/event_recorder.h"
+#include "operator/helper_pool.h"
 #include "operator/operator_metrics.h"
 #include "queueing/usage.h"
 #include "state/admission_journal.h"
@@ -67,22 +68,6 @@ constexpr std::int64_t kPendingRefreshSeconds = 10;
 // explanation changed): 2,000 of them cost about 30 ms of CPU.
 constexpr std::size_t kPendingRefreshBudget = 2000;
 
-// Runs fn(i) for every i in [0, n), at most `width` at once, and returns when all are done.
-// fn must be safe to call from several threads (the kube client is).
-template <typename Fn>
-void concurrently(std::size_t n, std::size_t width, Fn fn) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) fn(i);
-  };
-  std::vector<std::jthread> helpers;
-  for (std::size_t t = 1; t < std::min(width, n); ++t)
-    helpers.emplace_back([&] {
-      nameThisThread("op-write");
-      worker();
-    });
-  worker();
-}
 constexpr const char* kJobPrefix = "TrainingJob:";
 constexpr const char* kGroupPrefix = "PodGroup:";
 const std::string kPreemptedByAnnotation(controllers::kPreemptedByAnnotation);
@@ -155,6 +140,9 @@ struct Operator::Runtime {
   // Our own pod writes the caches have not shown yet; the workers delete pods too.
   std::mutex assumed_mu;
   std::map<std::string, Assumed> assumed;  // by "ns/pod"
+  // Threads that carry the writes of a cycle or reconcile several at once (the bindings of
+  // a cycle beside the reconcile workers' writes, as many as the client has connections).
+  HelperPool helpers{kBindWidth + 2 * kWriteWidth, "op-write"};
   // Control-thread state.
   std::map<std::string, state::QueueUsage> usage;
   // Which waiting gangs' status.pending a cycle compares; a new engine names them all.
@@ -350,7 +338,7 @@ struct Operator::Runtime {
     for (const auto& [preemptor, refs] : making_room)
       for (const auto& ref : refs) pods.emplace_back(&preemptor, &ref);
     std::vector<char> gone(pods.size(), 0);
-    concurrently(pods.size(), kWriteWidth, [&](std::size_t i) {
+    helpers.forEach(pods.size(), kWriteWidth, [&](std::size_t i) {
       const auto& ref = *pods[i].second;
       auto r = client.get({res::kPods, ref.ns, ref.pod, ""});
       gone[i] = r ? ctl::stringAt(*r, "/metadata/uid") != ref.uid : r.error().isNotFound();
@@ -398,8 +386,8 @@ struct Operator::Runtime {
   // assumed either way, so a caller can roll them back.
   std::vector<char> bindAll(const std::vector<state::PlannedBinding>& bindings) {
     std::vector<char> bound(bindings.size(), 0);
-    concurrently(bindings.size(), kWriteWidth,
-                 [&](std::size_t i) { bound[i] = postBinding(bindings[i]) ? 1 : 0; });
+    helpers.forEach(bindings.size(), kWriteWidth,
+                    [&](std::size_t i) { bound[i] = postBinding(bindings[i]) ? 1 : 0; });
     for (std::size_t i = 0; i < bindings.size(); ++i)
       if (bound[i]) assumeBound(bindings[i]);
     return bound;
@@ -475,7 +463,7 @@ struct Operator::Runtime {
       if (out[i] == Admission::Bound)
         for (std::size_t j = 0; j < records[i]->bindings.size(); ++j) pods.emplace_back(i, j);
     std::vector<char> bound(pods.size(), 0);
-    concurrently(pods.size(), kBindWidth, [&](std::size_t k) {
+    helpers.forEach(pods.size(), kBindWidth, [&](std::size_t k) {
       bound[k] = postBinding(records[pods[k].first]->bindings[pods[k].second]) ? 1 : 0;
     });
     for (std::size_t k = 0; k < pods.size(); ++k) {
@@ -654,8 +642,8 @@ struct Operator::Runtime {
       });
       if (!s) log::warn("accounting write failed", {{"error", s.error().describe()}});
     }
-    concurrently(plan.deletions.size(), kWriteWidth,
-                 [&](std::size_t i) { deletePod(plan.deletions[i]); });
+    helpers.forEach(plan.deletions.size(), kWriteWidth,
+                    [&](std::size_t i) { deletePod(plan.deletions[i]); });
     const auto waiting_preemptors = stillMakingRoom(plan.making_room);
 
     std::vector<const state::AdmissionRecord*> records;
@@ -810,7 +798,7 @@ struct Operator::Runtime {
       }
       pending_schedule.checked(due.gang, written_at, next);
     }
-    concurrently(writes.size(), kWriteWidth, [&](std::size_t i) {
+    helpers.forEach(writes.size(), kWriteWidth, [&](std::size_t i) {
       const auto& w = writes[i];
       patchStatus(*w.type, ctl::namespaceOf(*w.target), ctl::nameOf(*w.target),
                   Json{{"pending", w.current}}, Json{{"pending", w.pending}});
@@ -868,7 +856,7 @@ struct Operator::Runtime {
         }
       }
     }
-    concurrently(status_writes.size(), kWriteWidth, [&](std::size_t i) {
+    helpers.forEach(status_writes.size(), kWriteWidth, [&](std::size_t i) {
       const auto& w = status_writes[i];
       patchStatus(res::kQueues, "", w.queue, w.from, w.to);
     });
@@ -950,7 +938,7 @@ struct Operator::Runtime {
     const bool status_with_creates = plan.status_changed && plan.deletions.empty();
     const std::size_t writes = plan.create.size() + (status_with_creates ? 1 : 0);
     std::atomic<bool> create_failed{false};
-    concurrently(writes, kWriteWidth, [&](std::size_t i) {
+    helpers.forEach(writes, kWriteWidth, [&](std::size_t i) {
       if (i == plan.create.size()) return writeJobStatus();
       const Json& object = plan.create[i];
       const auto kind = object.value("kind", "");
