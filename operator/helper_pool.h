@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -36,7 +37,7 @@ class HelperPool {
   void forEach(std::size_t n, std::size_t width, Fn&& fn) {
     if (n == 0) return;
     Batch batch{n, [&fn](std::size_t i) { fn(i); }};
-    run(batch, std::min(width, n) - 1);
+    run(batch, std::min(std::max<std::size_t>(width, 1), n) - 1);
   }
 
   std::size_t size() const { return threads_.size(); }
