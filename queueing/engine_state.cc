@@ -179,7 +179,9 @@ void EngineState::refreshIndexes() {
               [&](NodeId a, NodeId b) { return nodes[a].spec.name < nodes[b].spec.name; });
     for (std::uint32_t r = 0; r < nodes_by_rank.size(); ++r) nodes[nodes_by_rank[r]].rank = r;
     chunk_free_gpus.assign((nodes.size() + kNodeChunk - 1) / kNodeChunk, 0);
+    block_free_gpus.clear();  // sized and filled once the runs are
     for (std::size_t c = 0; c < chunk_free_gpus.size(); ++c) refreshChunk(c);
+    refreshBlocks();
     for (std::size_t l = 0; l < kMaxLevels; ++l) domains[l] = Domains{};
     usable_free = ResourceVector{};
     usable_capacity = ResourceVector{};
@@ -242,12 +244,35 @@ void EngineState::refreshChunk(std::size_t chunk) {
   for (std::size_t n = chunk * kNodeChunk; n < end; ++n)
     most = std::max(most, static_cast<std::int32_t>(std::popcount(nodes[n].free_gpus)));
   chunk_free_gpus[chunk] = most;
+  if (chunk / kChunksPerBlock < block_free_gpus.size()) refreshBlock(chunk / kChunksPerBlock);
+}
+
+void EngineState::refreshBlock(std::size_t block) {
+  const std::size_t begin = block * kChunksPerBlock;
+  const std::size_t end = std::min<std::size_t>(begin + kChunksPerBlock, chunk_free_gpus.size());
+  std::int32_t most = 0;
+  for (std::size_t c = begin; c < end; ++c) most = std::max(most, chunk_free_gpus[c]);
+  block_free_gpus[block] = most;
+}
+
+void EngineState::refreshBlocks() {
+  block_free_gpus.assign((chunk_free_gpus.size() + kChunksPerBlock - 1) / kChunksPerBlock, 0);
+  for (std::size_t b = 0; b < block_free_gpus.size(); ++b) refreshBlock(b);
 }
 
 std::size_t EngineState::skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
                                         std::int64_t gpus) const {
-  while (i < eligible.size() && chunkCannotHold(eligible[i], gpus)) {
-    const NodeId next_run = (eligible[i] / kNodeChunk + 1) * kNodeChunk;
+  while (i < eligible.size()) {
+    // A block whose most is too low is skipped whole; otherwise the node's run, if its
+    // most is too low. A block's most bounds its runs', so this lands where skipping run
+    // by run would.
+    NodeId next_run;
+    if (blockCannotHold(eligible[i], gpus))
+      next_run = (eligible[i] / kBlockNodes + 1) * kBlockNodes;
+    else if (chunkCannotHold(eligible[i], gpus))
+      next_run = (eligible[i] / kNodeChunk + 1) * kNodeChunk;
+    else
+      break;
     // `eligible` holds distinct node ids in order, so at most next_run - eligible[i] of
     // them lie below next_run: the next run starts within that many places of i, and
     // exactly there when every node from eligible[i] to next_run is eligible (the usual
@@ -293,6 +318,10 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   if (n / kNodeChunk < chunk_free_gpus.size()) {
     auto& most = chunk_free_gpus[n / kNodeChunk];
     most = std::max(most, static_cast<std::int32_t>(std::popcount(node.free_gpus)));
+    if (n / kBlockNodes < block_free_gpus.size()) {
+      auto& block_most = block_free_gpus[n / kBlockNodes];
+      block_most = std::max(block_most, most);
+    }
   }
   capacity_log.push_back(n);
   ++capacity_version;

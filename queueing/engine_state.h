@@ -354,14 +354,26 @@ class EngineState {
 
   // Per run of kNodeChunk consecutive node ids: the most free GPUs one node of it has
   // (any node, usable or not). A scan for pods of g GPUs skips a run whose most is below
-  // g: none of its nodes could take one. Rebuilt with the indexes, kept up to date by
-  // takeOnNode and releaseOnNode.
+  // g: none of its nodes could take one. Runs are grouped again in blocks of
+  // kChunksPerBlock, each with the most of its runs, so that a scan over a nearly full
+  // cluster of 10,000 nodes checks about 40 blocks rather than 625 runs. Rebuilt with the
+  // indexes, kept up to date by takeOnNode and releaseOnNode.
   static constexpr NodeId kNodeChunk = 16;
+  static constexpr NodeId kChunksPerBlock = 16;
+  static constexpr NodeId kBlockNodes = kNodeChunk * kChunksPerBlock;
   std::vector<std::int32_t> chunk_free_gpus;
+  std::vector<std::int32_t> block_free_gpus;
   void refreshChunk(std::size_t chunk);
+  void refreshBlock(std::size_t block);
+  // Every block's most again from chunk_free_gpus (sized to match).
+  void refreshBlocks();
   bool chunkCannotHold(NodeId n, std::int64_t gpus) const {
     const std::size_t c = n / kNodeChunk;
     return gpus > 0 && c < chunk_free_gpus.size() && chunk_free_gpus[c] < gpus;
+  }
+  bool blockCannotHold(NodeId n, std::int64_t gpus) const {
+    const std::size_t b = n / kBlockNodes;
+    return gpus > 0 && b < block_free_gpus.size() && block_free_gpus[b] < gpus;
   }
   // The first index at or after i in `eligible` whose node may hold a pod of `gpus` GPUs
   // by its run's maximum (eligible.size() when none).
