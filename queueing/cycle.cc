@@ -246,11 +246,17 @@ class Cycle {
   }
 
   // Records why g waits; copied only when it is news (an answer shared within a walk is
-  // handed to many gangs, most of which already hold it).
+  // handed to many gangs, most of which already hold it). A new largest free domain alone
+  // is kept but not reported as a change (Why::sameApartFromDomain).
   void setWhy(GangId g, const Why& why) {
     GangState& gs = st_.gangs[g];
     if (waitsForCapacity(why.reason)) someone_waits_ = true;
-    if (gs.why_reported && gs.why == why) return;
+    if (gs.why_reported && gs.why.sameApartFromDomain(why)) {
+      gs.why.level = why.level;
+      gs.why.domain = why.domain;
+      gs.why.domain_pods = why.domain_pods;
+      return;
+    }
     gs.why = why;
     gs.why_reported = true;
     changed_.push_back(g);

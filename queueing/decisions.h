@@ -104,11 +104,13 @@ struct Decisions {
   std::vector<Resize> resizes;
   std::vector<Admission> admissions;
   // Gangs still pending whose explanation changed since the previous cycle of the same
-  // engine (all of them on its first cycle), by name, sorted. A change is one of the
-  // gang's own: its reason, blocking gang, free domain or detail; a move of its queue's
-  // numbers alone (see `queues`) names no gang again. Names only: Engine::explanation()
-  // builds an explanation on demand, so a cycle that moves the free domain of 20,000
-  // waiting gangs (or explains 100,000 on its first cycle) builds only those asked for.
+  // engine (all of them on its first cycle), by name, sorted. A change is in why the gang
+  // waits: its reason, blocking gang, dominant resource or detail. A move of its numbers
+  // alone (its queue's, see `queues`, or its largest free domain, which moves with the free
+  // capacity for thousands of waiting gangs at once) names no gang again; the explanation
+  // read has the new numbers. Names only: Engine::explanation() builds an explanation on
+  // demand, so a cycle that explains 100,000 gangs on its first cycle builds only those
+  // asked for.
   std::vector<std::string> explained;
   std::vector<QueueStatus> queues;  // sorted by queue name
   // The earliest time after `now` at which a cycle could decide differently although the

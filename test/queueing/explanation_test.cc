@@ -94,6 +94,35 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   CHECK(e.explanation("wide")->queue_allocated == 0);
 }
 
+TEST_CASE("a new largest free domain alone names no gang again; the one read is current",
+          "[queueing][explanation]") {
+  Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("default")});
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "busy-" + std::to_string(i);
+    REQUIRE(e.addRunning(runningOn(gang(name).gpus(8), {"n-" + std::to_string(i)})).ok());
+  }
+  REQUIRE(e.submit(gang("wide").gpus(8).pods(3).submittedAt(1)).ok());
+  Decisions d = e.schedule(10);
+  REQUIRE(pendingOf(e, d, "wide").has_value());
+  CHECK(pendingOf(e, d, "wide")->reason == PendingReason::NoPlacement);
+  CHECK(pendingOf(e, d, "wide")->largest_free_domain_pods == 0);
+
+  // One node frees: the rack now holds one of the three pods. Why "wide" waits is the
+  // same, so it is not named; the explanation read says what the cycle found.
+  REQUIRE(e.remove("busy-0").ok());
+  d = e.schedule(11);
+  CHECK_FALSE(admitted(d, "wide"));
+  CHECK_FALSE(pendingOf(e, d, "wide").has_value());
+  CHECK(e.explanation("wide")->reason == PendingReason::NoPlacement);
+  CHECK(e.explanation("wide")->largest_free_domain_pods == 1);
+
+  // A new reason is named at once: the queue now has a limit the gang is past.
+  REQUIRE(e.upsertQueue(queue("default").limitGpus(16)).ok());
+  d = e.schedule(12);
+  REQUIRE(pendingOf(e, d, "wide").has_value());
+  CHECK(pendingOf(e, d, "wide")->reason == PendingReason::QueueAtLimit);
+}
+
 TEST_CASE("a preemption search that fails again the same way reports no gang again",
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 2, 2),
