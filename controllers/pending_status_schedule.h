@@ -9,20 +9,19 @@
 #include <utility>
 #include <vector>
 
-// Which waiting gangs' status.pending the scheduling loop compares with the engine's
-// explanation in a cycle.
+// Which waiting gangs' status.pending the scheduling loop compares with the engine's explanation
+// in a cycle.
 //
 // Comparing every waiting gang every cycle cost about 14 µs of CPU each (building the
 // explanation and its JSON, reading the job from the cache): 0.3 s a cycle with 20,000 jobs
-// waiting, a cycle the operator spent mostly on jobs whose explanation had not changed. A
-// gang's reason changes only when the engine says so (Decisions::explained), and its numbers
-// (the queue's allocation and fair share, the largest free domain) are refreshed only now
-// and then anyway. So a cycle
-// compares the gangs the engine named, plus the gangs whose next comparison is due, at most
-// `budget` of those, the earliest first. A gang that leaves the waiting gangs is simply not
-// scheduled again; a comparison also repairs a status someone else changed, so every waiting
-// job's status.pending is made right within the refresh time (longer only when more gangs
-// wait than the budget covers in that time).
+// waiting, a cycle the operator spent mostly on jobs whose explanation had not changed. A gang's
+// reason changes only when the engine says so (Decisions::explained), and its numbers (the
+// queue's allocation and fair share, the largest free domain) are refreshed only now and then
+// anyway. So a cycle compares the gangs the engine named, plus the gangs whose next comparison
+// is due, at most `budget` of those, the earliest first. A gang that leaves the waiting gangs is
+// simply not scheduled again; a comparison also repairs a status someone else changed, so every
+// waiting job's status.pending is made right within the refresh time (longer only when more
+// gangs wait than the budget covers in that time).
 namespace troupe::controllers {
 
 class PendingStatusSchedule {

@@ -74,10 +74,11 @@ struct Why {
   std::int32_t dominant = 0;  // resource slot
   SharedText detail;          // shared with the remembered preemption failure it came from
   friend bool operator==(const Why&, const Why&) = default;
-  // The same apart from the largest free domain. That domain moves with the free capacity:
-  // one completion at 100 queues of 1,000 waiting gangs moved it for up to 12,000 gangs
-  // waiting for room, whose reason stayed the same. Like the queue's numbers, it is news to
-  // be refreshed now and then, not a new explanation to report at once.
+  // The same apart from the largest free domain. That domain moves with the free capacity
+  // for every gang waiting for room of the kinds that fit there, whose reason stays the
+  // same: a sixth to a third of the gangs a settled cycle named in the engine benchmark.
+  // Like the queue's numbers, it is news to be refreshed now and then, not a new
+  // explanation to report at once.
   bool sameApartFromDomain(const Why& o) const {
     return reason == o.reason && dominant == o.dominant && blocking == o.blocking &&
            detail == o.detail;
