@@ -17,6 +17,7 @@
 #include "apiserver/object_meta.h"
 #include "apiserver/tls/self_signed_certificate.h"
 #include "apiserver/yaml_json.h"
+#include "common/check.h"
 #include "common/log.h"
 
 namespace troupe::apiserver {
@@ -97,6 +98,11 @@ StandaloneServer::StandaloneServer(StandaloneOptions options, std::unique_ptr<Ob
 StandaloneServer::~StandaloneServer() { stop(); }
 
 ObjectService& StandaloneServer::objects() { return *state_->objects; }
+
+http::Response StandaloneServer::handle(const http::Request& request) {
+  TROUPE_CHECK(state_->handler != nullptr, "StandaloneServer::handle before start()");
+  return state_->handler->handle(request);
+}
 std::uint16_t StandaloneServer::port() const { return state_->port; }
 std::string StandaloneServer::kubeconfigPath() const { return state_->kubeconfig; }
 std::string StandaloneServer::adminToken() const { return state_->admin_token; }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apiserver/handlers/discovery.h"
+#include "apiserver/http/http_message.h"
 #include "apiserver/object_service.h"
 #include "apiserver/storage/object_store.h"
 #include "common/result.h"
@@ -13,7 +14,8 @@
 // `troupe serve` without the command line: the HTTPS API server over an ObjectStore, with
 // its certificate, tokens and kubeconfig in the data directory, the CRDs and the cluster's
 // Nodes loaded at start, and the garbage collector running. The operator and simulated
-// kubelets attach later through objects() (or over HTTPS with the kubeconfig).
+// kubelets attach later, through handle() (the loopback, loopback/) or over HTTPS with the
+// kubeconfig.
 namespace troupe::apiserver {
 
 struct StandaloneOptions {
@@ -44,6 +46,10 @@ class StandaloneServer {
   std::string kubeconfigPath() const;
   std::string adminToken() const;
   ObjectService& objects();
+
+  // Answers one request as the HTTPS sessions do (authentication, routing, admission,
+  // storage; a watch as a stream), on the calling thread. Between start() and stop() only.
+  http::Response handle(const http::Request& request);
 
  private:
   struct State;

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-// Everything BeastKubeClient needs to reach one API server, whichever source it came from
+// Everything RestKubeClient needs to reach one API server, whichever source it came from
 // (a kubeconfig file, the in-cluster service account, or a test).
 namespace troupe::kube {
 

@@ -12,7 +12,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <strings.h>
 #include <limits>
 #include <optional>
 
@@ -24,15 +23,6 @@ namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
-
-std::string HttpResponse::header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (key.size() == name.size() && ::strncasecmp(key.data(), name.data(), name.size()) == 0) {
-      return value;
-    }
-  }
-  return {};
-}
 
 namespace {
 

@@ -8,8 +8,6 @@
 #include <thread>
 
 #include "common/log.h"
-#include "kube/beast_kube_client.h"
-#include "kube/kubeconfig.h"
 
 namespace troupe::kubelet {
 
@@ -38,30 +36,16 @@ Status startAtLowerPriority(SimulatedCluster& cluster) {
 
 struct StandaloneKubelets::Parts {
   SystemTimeSource clock;
-  std::unique_ptr<kube::BeastKubeClient> client;
+  std::unique_ptr<kube::KubeClient> client;
   std::unique_ptr<SimulatedCluster> cluster;
 };
 
 Result<std::unique_ptr<StandaloneKubelets>> StandaloneKubelets::start(
-    const std::string& kubeconfig, SimulatedClusterOptions options) {
-  kube::KubeconfigOptions source;
-  source.explicit_path = kubeconfig;
-  auto config = kube::loadKubeconfig(source);
-  if (!config) return config.error();
-  // Thousands of pods change state in bursts (a gang starts or ends at once); the
-  // server is local, so the client-side limit only guards against runaway loops and sits
-  // above what the server can commit (operator/cmd_serve.cc says why).
-  config->qps = 20000;
-  config->burst = 20000;
-  config->max_idle_connections = options.workers + 4;
-  config->user_agent = "troupe-kubelet (simulated)";
-  auto client = kube::BeastKubeClient::create(*config);
-  if (!client) return client.error();
-
+    std::unique_ptr<kube::KubeClient> client, SimulatedClusterOptions options) {
   std::unique_ptr<StandaloneKubelets> kubelets(new StandaloneKubelets());
   kubelets->parts_ = std::make_unique<Parts>();
   Parts& parts = *kubelets->parts_;
-  parts.client = std::move(client.value());
+  parts.client = std::move(client);
   parts.cluster = std::make_unique<SimulatedCluster>(*parts.client, options, parts.clock);
   kubelets->cluster_ = parts.cluster.get();
   if (auto started = startAtLowerPriority(*parts.cluster); !started) return started.error();

@@ -4,17 +4,19 @@
 #include <string>
 
 #include "common/result.h"
+#include "kube/kube_client.h"
 #include "kubelet/simulated_cluster.h"
 
-// The simulated kubelets as `troupe serve` runs them: a Kubernetes client built from the
-// server's kubeconfig (the same HTTPS API kubectl uses) and the SimulatedCluster on it.
+// The simulated kubelets as `troupe serve` runs them: the SimulatedCluster on a client of
+// the server's API (the loopback `troupe serve` gives it, or HTTPS), its threads at a lower
+// CPU priority than the control plane's.
 namespace troupe::kubelet {
 
 class StandaloneKubelets {
  public:
-  // Reads `kubeconfig`, connects and starts the simulated cluster (waits for its informers
-  // to list). Errors name the kubeconfig or say what could not be listed.
-  static Result<std::unique_ptr<StandaloneKubelets>> start(const std::string& kubeconfig,
+  // Starts the simulated cluster on `client` (waits for its informers to list). Errors say
+  // what could not be listed.
+  static Result<std::unique_ptr<StandaloneKubelets>> start(std::unique_ptr<kube::KubeClient> client,
                                                            SimulatedClusterOptions options);
   ~StandaloneKubelets();
   void stop();

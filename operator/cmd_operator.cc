@@ -7,8 +7,8 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "kube/beast_kube_client.h"
 #include "kube/config_loader.h"
+#include "kube/rest_kube_client.h"
 #include "operator/commands.h"
 #include "operator/http_endpoint.h"
 #include "operator/operator.h"
@@ -61,7 +61,7 @@ int runOperator(const OperatorFlags& flags) {
   config->qps = flags.kube_qps;
   config->burst = flags.kube_burst;
   config->max_idle_connections = operator_runtime::kClientConnections;
-  auto client = kube::BeastKubeClient::create(*config);
+  auto client = kube::RestKubeClient::create(*config);
   if (!client) return fail("cannot create the client: " + client.error().describe());
 
   operator_runtime::OperatorOptions options;

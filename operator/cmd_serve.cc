@@ -6,9 +6,9 @@
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
 #include "common/log.h"
-#include "kube/beast_kube_client.h"
-#include "kube/kubeconfig.h"
+#include "kube/rest_kube_client.h"
 #include "kubelet/standalone_kubelets.h"
+#include "loopback/loopback_transport.h"
 #include "operator/commands.h"
 #include "operator/operator.h"
 
@@ -28,35 +28,44 @@ struct ServeFlags {
   std::string log_level = "info";
 };
 
-struct InProcessOperator {
-  std::unique_ptr<kube::BeastKubeClient> client;
-  std::unique_ptr<operator_runtime::Operator> op;
-};
-
-// Connects to this server through its own kubeconfig and starts the operator, with its
-// state store in DATA_DIR/operator. One replica, so no leader election.
-Result<InProcessOperator> startOperator(const std::string& kubeconfig, const std::string& data_dir,
-                                        const TimeSource& time) {
-  kube::KubeconfigOptions source;
-  source.explicit_path = kubeconfig;
-  auto config = kube::loadKubeconfig(source);
-  if (!config) return config.error();
+// A client of this server's own API through the loopback (loopback/): each request goes to
+// the handler the HTTPS sessions call, on the calling thread, with the admin token, so the
+// operator and the kubelets pass the same authentication, admission and storage as kubectl
+// without TLS, sockets or the server's I/O threads between them and the handlers.
+std::unique_ptr<kube::RestKubeClient> loopbackClient(apiserver::StandaloneServer& server,
+                                                     const std::string& user_agent) {
+  kube::ClientConfig config;
+  config.source = "troupe serve (loopback)";
+  config.token = server.adminToken();
+  config.user_agent = user_agent;
   // The server is local: the client-side limit only guards against runaway loops, so it
   // sits well above what the server can commit (a few thousand writes a second). At 1,000
   // requests a second it, not the server, set the bind rate: a single-pod TrainingJob costs
   // the operator about 8 requests, and a gang's bindings queued behind its status writes.
-  config->qps = 20000;
-  config->burst = 20000;
-  config->max_idle_connections = operator_runtime::kClientConnections;
-  auto client = kube::BeastKubeClient::create(*config);
-  if (!client) return client.error();
+  config.qps = 20000;
+  config.burst = 20000;
+  auto transport = std::make_unique<loopback::LoopbackTransport>(
+      [&server](const apiserver::http::Request& request) { return server.handle(request); });
+  return kube::RestKubeClient::create(config, std::move(transport));
+}
+
+struct InProcessOperator {
+  std::unique_ptr<kube::RestKubeClient> client;
+  std::unique_ptr<operator_runtime::Operator> op;
+};
+
+// Starts the operator on a loopback client, with its state store in DATA_DIR/operator. One
+// replica, so no leader election.
+Result<InProcessOperator> startOperator(apiserver::StandaloneServer& server,
+                                        const std::string& data_dir, const TimeSource& time) {
+  auto client = loopbackClient(server, "");
   operator_runtime::OperatorOptions options;
   options.state_dir = std::filesystem::path(data_dir) / "operator";
   options.leader_elect = false;
-  auto op = operator_runtime::Operator::create(**client, options, time);
+  auto op = operator_runtime::Operator::create(*client, options, time);
   if (!op) return op.error();
   (*op)->start();
-  return InProcessOperator{std::move(client.value()), std::move(op.value())};
+  return InProcessOperator{std::move(client), std::move(op.value())};
 }
 
 int runServe(const ServeFlags& flags) {
@@ -125,12 +134,14 @@ int runServe(const ServeFlags& flags) {
   fmt::print("troupe serve: listening on https://{}:{}, kubeconfig {}\n", options.address,
              server.port(), server.kubeconfigPath());
   std::fflush(stdout);
-  // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md).
+  // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md),
+  // through the loopback.
   std::unique_ptr<kubelet::StandaloneKubelets> kubelets;
   if (!flags.no_kubelets) {
     kubelet::SimulatedClusterOptions kubelet_options;
     kubelet_options.speed = *sim_speed;
-    auto started = kubelet::StandaloneKubelets::start(server.kubeconfigPath(), kubelet_options);
+    auto started = kubelet::StandaloneKubelets::start(
+        loopbackClient(server, "troupe-kubelet (simulated)"), kubelet_options);
     if (!started) {
       fmt::print(stderr, "troupe serve: simulated kubelets: {}\n", started.error().describe());
       server.stop();
@@ -138,13 +149,14 @@ int runServe(const ServeFlags& flags) {
     }
     kubelets = std::move(started.value());
   }
-  // The operator runs in-process, but only through the API, exactly as `troupe operator`
-  // runs against a real cluster: one code path in both modes (docs/architecture.md).
+  // The operator runs in-process, but only through the API (the loopback carries its
+  // requests to the same handlers HTTPS does), exactly as `troupe operator` runs against a
+  // real cluster: one code path in both modes (docs/architecture.md).
   SystemTimeSource time;
-  std::unique_ptr<kube::BeastKubeClient> operator_client;
+  std::unique_ptr<kube::RestKubeClient> operator_client;  // outlives the operator
   std::unique_ptr<operator_runtime::Operator> the_operator;
   if (!flags.no_operator) {
-    auto started = startOperator(server.kubeconfigPath(), flags.data_dir, time);
+    auto started = startOperator(server, flags.data_dir, time);
     if (!started) {
       fmt::print(stderr, "troupe serve: operator: {}\n", started.error().describe());
       if (kubelets) kubelets->stop();

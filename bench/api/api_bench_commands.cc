@@ -90,7 +90,8 @@ int runScheduler(const SchedulerBenchOptions& options) {
   fmt::print("- machine: {}\n", describeMachine());
   fmt::print(
       "- server: troupe serve with the in-process operator, simulated kubelets {}, on 127.0.0.1 "
-      "(HTTPS, SQLite); {} nodes x 8 GPUs, 16 nodes a rack\n",
+      "(HTTPS for the benchmark's client, the loopback for the operator and kubelets; "
+      "SQLite); {} nodes x 8 GPUs, 16 nodes a rack\n",
       options.kubelets ? fmt::format("on (sim speed {})", options.sim_speed) : "off",
       options.nodes);
   fmt::print(

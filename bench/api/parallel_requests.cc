@@ -13,7 +13,7 @@ namespace troupe::bench {
 Result<ParallelRun> runParallel(
     const ServeChild& server, int threads, int count,
     const std::function<Result<void>(kube::KubeClient&, int)>& request) {
-  std::vector<std::unique_ptr<kube::BeastKubeClient>> clients;
+  std::vector<std::unique_ptr<kube::RestKubeClient>> clients;
   for (int t = 0; t < threads; ++t) {
     auto client = server.newClient();
     if (!client) return client.error();

@@ -120,7 +120,7 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
         config->request_timeout = std::chrono::milliseconds(120'000);
         config->max_retries = 0;
         child->config_ = *config;
-        auto client = kube::BeastKubeClient::create(*config);
+        auto client = kube::RestKubeClient::create(*config);
         if (client) child->client_ = std::move(client.value());
       }
     }
@@ -128,7 +128,7 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
       auto version = child->client_->getPath("/version");
       if (version) {
         child->config_.max_retries = 5;
-        auto client = kube::BeastKubeClient::create(child->config_);
+        auto client = kube::RestKubeClient::create(child->config_);
         if (!client) return client.error();
         child->client_ = std::move(client.value());
         return child;
@@ -168,8 +168,8 @@ int ServeChild::stop() {
   return -1;
 }
 
-Result<std::unique_ptr<kube::BeastKubeClient>> ServeChild::newClient() const {
-  auto client = kube::BeastKubeClient::create(config_);
+Result<std::unique_ptr<kube::RestKubeClient>> ServeChild::newClient() const {
+  auto client = kube::RestKubeClient::create(config_);
   if (!client) return client.error();
   return std::move(client.value());
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 
 // The real `troupe serve` (this same executable, /proc/self/exe) as a child process on a
 // free 127.0.0.1 port, with a fresh data directory, and a kube client to it. What the API
@@ -56,8 +56,8 @@ class ServeChild {
   int port() const { return port_; }
   const std::string& workDir() const { return work_dir_; }
   // A client of its own (connections are pooled per client; give each thread one).
-  Result<std::unique_ptr<kube::BeastKubeClient>> newClient() const;
-  kube::BeastKubeClient& client() { return *client_; }
+  Result<std::unique_ptr<kube::RestKubeClient>> newClient() const;
+  kube::RestKubeClient& client() { return *client_; }
   ProcessMemory memory() const { return processMemory(pid_); }
   // The last `lines` lines of the child's stdout and stderr.
   std::string logTail(int lines = 20) const;
@@ -71,7 +71,7 @@ class ServeChild {
   pid_t pid_ = -1;
   int port_ = 0;
   kube::ClientConfig config_;
-  std::unique_ptr<kube::BeastKubeClient> client_;
+  std::unique_ptr<kube::RestKubeClient> client_;
 };
 
 }  // namespace troupe::bench

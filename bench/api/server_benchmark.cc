@@ -101,7 +101,7 @@ Status measureWatchFanOut(ServeChild& server, const ServerBenchOptions& options,
                           ServerBenchRow& row) {
   const int watchers = options.watchers;
   const int events = options.watch_events;
-  std::vector<std::unique_ptr<kube::BeastKubeClient>> clients;
+  std::vector<std::unique_ptr<kube::RestKubeClient>> clients;
   for (int w = 0; w < watchers; w += kWatchersPerClient) {
     auto client = server.newClient();
     if (!client) return client.error();

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "kube/beast_kube_client.h"
 #include "kube/config_loader.h"
+#include "kube/rest_kube_client.h"
 #include "test/support/serve_client.h"
 #include "test/support/serve_process.h"
 
@@ -30,7 +30,7 @@ using Json = nlohmann::json;
 const kube::ResourceType kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 constexpr const char* kNamespace = "crash";
 
-std::unique_ptr<kube::BeastKubeClient> crashClientFor(const ServeProcess& serve) {
+std::unique_ptr<kube::RestKubeClient> crashClientFor(const ServeProcess& serve) {
   return clientFor(serve, [](kube::ClientConfig& config) {
     // An acknowledgement is the server's own answer: never a retried request.
     config.max_retries = 0;

@@ -16,7 +16,7 @@ namespace {
 
 // One candidate: its own client, callbacks counted.
 struct Candidate {
-  std::unique_ptr<BeastKubeClient> client;
+  std::unique_ptr<RestKubeClient> client;
   std::unique_ptr<LeaderElector> elector;
   int started = 0;
   int stopped = 0;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "kube/backoff.h"
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 #include "kube/token_bucket.h"
 #include "test/kube/support/client_for.h"
 

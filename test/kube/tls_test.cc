@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
+#include "kube/rest_kube_client.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
 #include "test/kube/support/temp_dir.h"
@@ -130,7 +130,7 @@ TEST_CASE("bad TLS material in the configuration is an error naming the field", 
   }
   for (const auto& tc : cases) {
     DYNAMIC_SECTION(tc.name) {
-      auto client = BeastKubeClient::create(tc.config);
+      auto client = RestKubeClient::create(tc.config);
       REQUIRE_FALSE(client.ok());
       CHECK(client.error().field_path == tc.want_field);
     }
@@ -164,7 +164,7 @@ users:
   options.explicit_path = kubeconfig;
   auto config = loadKubeconfig(options);
   REQUIRE(config.ok());
-  auto client = BeastKubeClient::create(*config);
+  auto client = RestKubeClient::create(*config);
   REQUIRE(client.ok());
   auto version = (*client)->getPath("/version");
   REQUIRE(version.ok());

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
 #include "test/kube/support/temp_dir.h"

@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
+#include "kube/rest_kube_client.h"
 #include "test/support/serve_client.h"
 #include "test/support/sim_serve.h"
 

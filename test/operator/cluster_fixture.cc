@@ -93,7 +93,7 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     config->qps = 1000;
     config->burst = 1000;
     config->max_retries = 1;
-    auto made = kube::BeastKubeClient::create(*config);
+    auto made = kube::RestKubeClient::create(*config);
     if (!made) continue;
     if (!(*made)->list(res::kNamespaces, "", {})) continue;
     client_ = std::move(*made);

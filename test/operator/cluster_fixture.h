@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "common/clock.h"
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 #include "operator/operator.h"
 
 // A whole standalone cluster: `troupe serve` (a real process, $TROUPE_SERVE_BINARY) on a
@@ -60,7 +60,7 @@ class ClusterFixture {
   std::string dir_;
   pid_t server_pid_ = -1;
   std::string kubeconfig_;
-  std::unique_ptr<kube::BeastKubeClient> client_;
+  std::unique_ptr<kube::RestKubeClient> client_;
   SystemTimeSource time_;
   std::unique_ptr<Operator> operator_;
   pid_t operator_pid_ = -1;

@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "kube/beast_kube_client.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource_type.h"
+#include "kube/rest_kube_client.h"
 #include "operator/event_recorder.h"
 #include "test/support/serve_client.h"
 #include "test/support/serve_process.h"

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 #include "test/kube/support/scripted_server.h"
 
 namespace troupe::kube::testing {
@@ -20,8 +20,8 @@ inline ClientConfig configFor(const ScriptedServer& server) {
   return config;
 }
 
-inline std::unique_ptr<BeastKubeClient> clientFor(const ClientConfig& config) {
-  auto client = BeastKubeClient::create(config);
+inline std::unique_ptr<RestKubeClient> clientFor(const ClientConfig& config) {
+  auto client = RestKubeClient::create(config);
   TROUPE_CHECK(client.ok(), "client for {}: {}", config.server,
                client.ok() ? "" : client.error().describe());
   return std::move(*client);

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
 

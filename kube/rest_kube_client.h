@@ -9,11 +9,15 @@
 #include "kube/backoff.h"
 #include "kube/bearer_token.h"
 #include "kube/client_config.h"
-#include "kube/http_transport.h"
 #include "kube/kube_client.h"
 #include "kube/token_bucket.h"
+#include "kube/transport.h"
 
-// KubeClient over HTTP/1.1 (Boost.Beast, OpenSSL) to a real kube-apiserver or `troupe serve`.
+// KubeClient over the Kubernetes REST API: it builds each request (path, query, body, headers)
+// and reads each answer into JSON or an ApiError. A Transport carries them: HTTP/1.1 over
+// Boost.Beast and OpenSSL to a real kube-apiserver or `troupe serve` (create(config)), or the
+// loopback into the embedded server's handlers that `troupe serve` gives its own operator and
+// kubelets (create(config, transport)).
 //
 // Every request: one token from the client-side rate limiter per attempt, a deadline per
 // attempt (config.request_timeout), `Accept: application/json`, `User-Agent: troupe/<version>`,
@@ -27,12 +31,16 @@
 //   - a connection dropped mid-answer or a deadline passed, for GET only.
 //   - 401 once, when the token comes from a file that changed since it was read.
 // Threading: thread-safe; calls block the calling thread; no thread is started here (see
-// HttpTransport). Watches open a connection of their own for their whole length.
+// HttpTransport). Over HTTP, watches open a connection of their own for their whole length.
 namespace troupe::kube {
 
-class BeastKubeClient final : public KubeClient {
+class RestKubeClient final : public KubeClient {
  public:
-  static Result<std::unique_ptr<BeastKubeClient>> create(const ClientConfig& config);
+  // Over HTTP to config.server, with its TLS settings; errors name the field that is wrong.
+  static Result<std::unique_ptr<RestKubeClient>> create(const ClientConfig& config);
+  // Over `transport`; config.server and the TLS settings are not read.
+  static std::unique_ptr<RestKubeClient> create(const ClientConfig& config,
+                                                std::unique_ptr<Transport> transport);
 
   ApiResult<nlohmann::json> get(const ObjectRef& ref) override;
   ApiResult<nlohmann::json> list(const ResourceType& type, const std::string& ns,
@@ -63,7 +71,7 @@ class BeastKubeClient final : public KubeClient {
   std::uint64_t retries() const { return retries_.load(); }
 
  private:
-  BeastKubeClient(ClientConfig config, std::unique_ptr<HttpTransport> transport);
+  RestKubeClient(ClientConfig config, std::unique_ptr<Transport> transport);
 
   // Sends with rate limiting, authentication and retries; decodes a 2xx JSON body.
   ApiResult<nlohmann::json> execute(HttpRequest request);
@@ -72,7 +80,7 @@ class BeastKubeClient final : public KubeClient {
 
   const ClientConfig config_;
   const std::string user_agent_;
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<Transport> transport_;
   TokenBucket limiter_;
   BearerToken token_;
   std::mutex backoff_mu_;

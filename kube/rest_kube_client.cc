@@ -1,9 +1,11 @@
-#include "kube/beast_kube_client.h"
+#include "kube/rest_kube_client.h"
 
 #include <fmt/format.h>
 
 #include <random>
 #include <thread>
+
+#include "kube/http_transport.h"
 
 #ifndef TROUPE_VERSION
 #define TROUPE_VERSION "0.0.0"
@@ -100,7 +102,7 @@ ApiError tokenError(const Error& cause) {
 
 }  // namespace
 
-Result<std::unique_ptr<BeastKubeClient>> BeastKubeClient::create(const ClientConfig& config) {
+Result<std::unique_ptr<RestKubeClient>> RestKubeClient::create(const ClientConfig& config) {
   TransportConfig tc;
   tc.server = config.server;
   tc.certificate_authority_pem = config.certificate_authority_pem;
@@ -111,10 +113,15 @@ Result<std::unique_ptr<BeastKubeClient>> BeastKubeClient::create(const ClientCon
   tc.max_idle_connections = config.max_idle_connections;
   auto transport = HttpTransport::create(tc);
   if (!transport) return transport.error();
-  return std::unique_ptr<BeastKubeClient>(new BeastKubeClient(config, std::move(*transport)));
+  return std::unique_ptr<RestKubeClient>(new RestKubeClient(config, std::move(*transport)));
 }
 
-BeastKubeClient::BeastKubeClient(ClientConfig config, std::unique_ptr<HttpTransport> transport)
+std::unique_ptr<RestKubeClient> RestKubeClient::create(const ClientConfig& config,
+                                                       std::unique_ptr<Transport> transport) {
+  return std::unique_ptr<RestKubeClient>(new RestKubeClient(config, std::move(transport)));
+}
+
+RestKubeClient::RestKubeClient(ClientConfig config, std::unique_ptr<Transport> transport)
     : config_(std::move(config)),
       user_agent_(config_.user_agent.empty()
                       ? fmt::format("troupe/{} (linux/amd64)", TROUPE_VERSION)
@@ -124,7 +131,7 @@ BeastKubeClient::BeastKubeClient(ClientConfig config, std::unique_ptr<HttpTransp
       token_(config_.token, config_.token_file),
       backoff_(config_.retry_base_delay, config_.retry_max_delay, std::random_device{}()) {}
 
-Status BeastKubeClient::authorize(HttpRequest& request) {
+Status RestKubeClient::authorize(HttpRequest& request) {
   auto token = token_.current();
   if (!token) return token.error();
   std::erase_if(request.headers, [](const auto& h) { return h.first == "Authorization"; });
@@ -132,7 +139,7 @@ Status BeastKubeClient::authorize(HttpRequest& request) {
   return {};
 }
 
-ApiResult<HttpResponse> BeastKubeClient::sendWithRetries(HttpRequest& request) {
+ApiResult<HttpResponse> RestKubeClient::sendWithRetries(HttpRequest& request) {
   request.headers.emplace_back("User-Agent", user_agent_);
   if (std::none_of(request.headers.begin(), request.headers.end(),
                    [](const auto& h) { return h.first == "Accept"; })) {
@@ -188,7 +195,7 @@ ApiResult<HttpResponse> BeastKubeClient::sendWithRetries(HttpRequest& request) {
   return *last;
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::execute(HttpRequest request) {
+ApiResult<nlohmann::json> RestKubeClient::execute(HttpRequest request) {
   const std::string what = fmt::format("{} {}", request.method, request.target);
   auto response = sendWithRetries(request);
   if (!response) return response.error();
@@ -196,17 +203,17 @@ ApiResult<nlohmann::json> BeastKubeClient::execute(HttpRequest request) {
   return decodeBody(*response, what);
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::get(const ObjectRef& ref) {
+ApiResult<nlohmann::json> RestKubeClient::get(const ObjectRef& ref) {
   return execute(HttpRequest{"GET", ref.path(), {}, {}});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::getPath(const std::string& target,
-                                                   const std::string& accept) {
+ApiResult<nlohmann::json> RestKubeClient::getPath(const std::string& target,
+                                                  const std::string& accept) {
   return execute(HttpRequest{"GET", target, {{"Accept", accept}}, {}});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::list(const ResourceType& type, const std::string& ns,
-                                                const ListOptions& options) {
+ApiResult<nlohmann::json> RestKubeClient::list(const ResourceType& type, const std::string& ns,
+                                               const ListOptions& options) {
   Query q(type.collectionPath(ns));
   q.add("labelSelector", options.label_selector)
       .add("fieldSelector", options.field_selector)
@@ -216,32 +223,31 @@ ApiResult<nlohmann::json> BeastKubeClient::list(const ResourceType& type, const 
   return execute(HttpRequest{"GET", q.str(), {}, {}});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::create(const ResourceType& type, const std::string& ns,
-                                                  const nlohmann::json& object,
-                                                  const WriteOptions& options) {
+ApiResult<nlohmann::json> RestKubeClient::create(const ResourceType& type, const std::string& ns,
+                                                 const nlohmann::json& object,
+                                                 const WriteOptions& options) {
   Query q(type.collectionPath(ns));
   q.add("fieldManager", options.field_manager).add("dryRun", options.dry_run ? "All" : "");
   return execute(
       HttpRequest{"POST", q.str(), {{"Content-Type", "application/json"}}, object.dump()});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::createSubresource(const ObjectRef& ref,
-                                                             const nlohmann::json& body) {
+ApiResult<nlohmann::json> RestKubeClient::createSubresource(const ObjectRef& ref,
+                                                            const nlohmann::json& body) {
   return execute(
       HttpRequest{"POST", ref.path(), {{"Content-Type", "application/json"}}, body.dump()});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::update(const ObjectRef& ref,
-                                                  const nlohmann::json& object,
-                                                  const WriteOptions& options) {
+ApiResult<nlohmann::json> RestKubeClient::update(const ObjectRef& ref, const nlohmann::json& object,
+                                                 const WriteOptions& options) {
   Query q(ref.path());
   q.add("fieldManager", options.field_manager).add("dryRun", options.dry_run ? "All" : "");
   return execute(
       HttpRequest{"PUT", q.str(), {{"Content-Type", "application/json"}}, object.dump()});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::patch(const ObjectRef& ref, const nlohmann::json& patch,
-                                                 const PatchOptions& options) {
+ApiResult<nlohmann::json> RestKubeClient::patch(const ObjectRef& ref, const nlohmann::json& patch,
+                                                const PatchOptions& options) {
   if (options.type == PatchType::Apply && options.field_manager.empty()) {
     ApiError error;
     error.code = ErrorCode::Invalid;
@@ -257,8 +263,8 @@ ApiResult<nlohmann::json> BeastKubeClient::patch(const ObjectRef& ref, const nlo
       "PATCH", q.str(), {{"Content-Type", patchContentType(options.type)}}, patch.dump()});
 }
 
-ApiResult<nlohmann::json> BeastKubeClient::remove(const ObjectRef& ref,
-                                                  const DeleteOptions& options) {
+ApiResult<nlohmann::json> RestKubeClient::remove(const ObjectRef& ref,
+                                                 const DeleteOptions& options) {
   nlohmann::json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (options.propagation_policy) body["propagationPolicy"] = *options.propagation_policy;
   if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
@@ -271,10 +277,10 @@ ApiResult<nlohmann::json> BeastKubeClient::remove(const ObjectRef& ref,
       HttpRequest{"DELETE", ref.path(), {{"Content-Type", "application/json"}}, body.dump()});
 }
 
-ApiResult<void> BeastKubeClient::watch(const ResourceType& type, const std::string& ns,
-                                       const WatchOptions& options,
-                                       const std::function<void(const WatchEvent&)>& on_event,
-                                       std::stop_token stop) {
+ApiResult<void> RestKubeClient::watch(const ResourceType& type, const std::string& ns,
+                                      const WatchOptions& options,
+                                      const std::function<void(const WatchEvent&)>& on_event,
+                                      std::stop_token stop) {
   Query q(type.collectionPath(ns));
   q.add("watch", "true")
       .add("resourceVersion", options.resource_version)
