@@ -13,6 +13,7 @@
 #include "bench/api/pod_bind_tracker.h"
 #include "bench/api/serve_child.h"
 #include "bench/support/generated_cluster.h"
+#include "bench/support/process_cpu.h"
 #include "bench/support/scheduler_workload.h"
 
 namespace troupe::bench {
@@ -71,11 +72,22 @@ Status createJob(kube::KubeClient& client, BenchWorkload workload, const std::st
 
 int jobIndex(const std::string& job) { return std::stoi(job.substr(job.find('-') + 1)); }
 
+// The CPU `troupe serve` and this process have used so far.
+struct CpuReading {
+  double server = 0;
+  double client = 0;
+};
+
+CpuReading readCpu(const ServeChild& server) {
+  return {processCpuSeconds(server.pid()).value_or(0), processCpuSeconds(::getpid()).value_or(0)};
+}
+
 // Waits until every pod of `phase` is bound (or the timeout) and times each from its
 // job's moment in `from_ns` (indexed by the job's number) to its bind; `first_ns` starts the
-// phase's clock.
-void measureBinds(PodBindTracker& tracker, const SchedulerBenchOptions& options,
-                  const std::string& group, const std::vector<int64_t>& from_ns, int64_t first_ns,
+// phase's clock, and `cpu_at_first` was read then.
+void measureBinds(const ServeChild& server, PodBindTracker& tracker,
+                  const SchedulerBenchOptions& options, const std::string& group,
+                  const std::vector<int64_t>& from_ns, int64_t first_ns, CpuReading cpu_at_first,
                   SchedulingPhase& phase,
                   const std::function<void(const std::string&)>& on_progress) {
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
@@ -85,6 +97,9 @@ void measureBinds(PodBindTracker& tracker, const SchedulerBenchOptions& options,
     if (phase.bound >= phase.pods || Clock::now() >= deadline) break;
     on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
   }
+  const CpuReading cpu_at_end = readCpu(server);
+  phase.server_cpu_seconds = cpu_at_end.server - cpu_at_first.server;
+  phase.client_cpu_seconds = cpu_at_end.client - cpu_at_first.client;
   std::vector<double> latency_ms;
   int64_t last_ns = first_ns;
   for (const auto& bind : tracker.binds(group)) {
@@ -110,6 +125,7 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   phase.jobs = jobs;
   phase.pods = jobs * replicas;
   std::vector<int64_t> created_ns(static_cast<std::size_t>(jobs), 0);
+  const CpuReading cpu_at_first = readCpu(server);
   const int64_t first_ns = nowNs();
   auto run = runParallel(server, options.threads, jobs, [&](kube::KubeClient& client, int i) {
     created_ns[static_cast<std::size_t>(i)] = nowNs();
@@ -119,7 +135,8 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   if (!run) return run.error();
   phase.jobs_created_per_second = jobs / run->seconds;
   on_progress(fmt::format("{} jobs created in {:.1f} s", jobs, run->seconds));
-  measureBinds(tracker, options, group, created_ns, first_ns, phase, on_progress);
+  measureBinds(server, tracker, options, group, created_ns, first_ns, cpu_at_first, phase,
+               on_progress);
   return phase;
 }
 
@@ -168,13 +185,14 @@ Result<SchedulingPhase> runBacklogPhase(
                  fmt::format("{} held pods were bound before the release: the queue's limit did "
                              "not hold them",
                              tracker.bound("h"))};
+  const CpuReading cpu_at_release = readCpu(server);
   const int64_t release_ns = nowNs();
   auto lifted = server.client().patch(held, json{{"spec", {{"resources", nullptr}}}}, {});
   if (!lifted) return lifted.error();
   on_progress("limit lifted");
-  measureBinds(tracker, options, "h",
+  measureBinds(server, tracker, options, "h",
                std::vector<int64_t>(static_cast<std::size_t>(phase.jobs), release_ns), release_ns,
-               phase, on_progress);
+               cpu_at_release, phase, on_progress);
   return phase;
 }
 
@@ -324,16 +342,17 @@ Result<SchedulerBenchResult> runSchedulerBench(
 
 std::string schedulerMarkdownHeader() {
   return "| phase | jobs | pods | bound | jobs created/s | pods bound/s | create to bound p50 / "
-         "p99 "
-         "ms | seconds |\n"
-         "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+         "p99 ms | seconds | CPU ms a pod, server / benchmark |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 }
 
 std::string schedulerMarkdownRow(const SchedulingPhase& phase) {
-  return fmt::format("| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} |\n",
-                     phase.name, phase.jobs, phase.pods, phase.bound, phase.jobs_created_per_second,
-                     phase.pods_bound_per_second, phase.create_to_bound.p50_ms,
-                     phase.create_to_bound.p99_ms, phase.seconds);
+  const double per_pod_ms = phase.bound > 0 ? 1000.0 / phase.bound : 0;
+  return fmt::format(
+      "| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} | {:.2f} / {:.2f} |\n",
+      phase.name, phase.jobs, phase.pods, phase.bound, phase.jobs_created_per_second,
+      phase.pods_bound_per_second, phase.create_to_bound.p50_ms, phase.create_to_bound.p99_ms,
+      phase.seconds, phase.server_cpu_seconds * per_pod_ms, phase.client_cpu_seconds * per_pod_ms);
 }
 
 }  // namespace troupe::bench

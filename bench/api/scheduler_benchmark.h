@@ -49,6 +49,12 @@ struct SchedulingPhase {
   double pods_bound_per_second = 0;  // bound / (last bind seen - first create sent)
   double seconds = 0;                // first create sent -> last bind seen
   LatencySummary create_to_bound;    // job create sent -> its pod seen with spec.nodeName
+  // CPU seconds over the same span (to the moment every pod was seen bound): `troupe serve`
+  // (the server, its store, the operator, the kubelets) and this benchmark (its client
+  // connections and the watch that sees the binds). Both run on the same cores, so on a
+  // saturated machine their sum a pod is what the rate costs.
+  double server_cpu_seconds = 0;
+  double client_cpu_seconds = 0;
 };
 
 // One job in a queue guaranteed 8 GPUs (one node), while another queue borrows the rest.

@@ -1,0 +1,15 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+namespace troupe::bench {
+
+// CPU time (user and system, all threads) process `pid` has used so far, in seconds, from
+// /proc/<pid>/stat; nullopt when the process is gone or the file does not read as one. A
+// difference of two readings is what the process spent in between, whether or not the
+// machine was busy with others.
+std::optional<double> processCpuSeconds(pid_t pid);
+
+}  // namespace troupe::bench
