@@ -1,7 +1,6 @@
 #include "loopback/loopback_transport.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -21,14 +20,6 @@ namespace http = apiserver::http;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string statusBody(int code, const std::string& reason, const std::string& message) {
-  nlohmann::json status = {
-      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-      {"status", "Failure"}, {"message", message}, {"reason", reason},
-      {"code", code}};
-  return status.dump();
-}
 
 http::Request serverRequest(const kube::HttpRequest& request) {
   http::Request out;
@@ -126,9 +117,9 @@ http::Response LoopbackTransport::answer(const kube::HttpRequest& request) const
   http::Response response;
   if (request.body.size() > options_.body_limit) {
     response.status = 413;
-    response.body =
-        statusBody(413, "RequestEntityTooLarge",
-                   "Request entity too large: limit is " + std::to_string(options_.body_limit));
+    response.body = http::statusBody(
+        413, "RequestEntityTooLarge",
+        "Request entity too large: limit is " + std::to_string(options_.body_limit));
     return response;
   }
   const http::Request server_request = serverRequest(request);
@@ -138,7 +129,7 @@ http::Response LoopbackTransport::answer(const kube::HttpRequest& request) const
     log::error("handler threw", {{"error", e.what()}, {"target", request.target}});
     response = http::Response{};
     response.status = 500;
-    response.body = statusBody(500, "InternalError", e.what());
+    response.body = http::statusBody(500, "InternalError", e.what());
   }
   return response;
 }

@@ -1,5 +1,7 @@
 #include "apiserver/http/http_message.h"
 
+#include <nlohmann/json.hpp>
+
 namespace troupe::apiserver::http {
 
 namespace {
@@ -10,6 +12,14 @@ int hexValue(char c) {
   return -1;
 }
 }  // namespace
+
+std::string statusBody(int code, const std::string& reason, const std::string& message) {
+  nlohmann::json status = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", reason},
+      {"code", code}};
+  return status.dump();
+}
 
 std::string percentDecode(const std::string& text, bool plus_is_space) {
   std::string out;

@@ -44,6 +44,10 @@ struct Response {
   std::shared_ptr<ResponseStream> stream;
 };
 
+// The body of a failure the HTTP layer answers itself, before or around a handler (a body
+// over the limit, a handler that threw): a Kubernetes Status, as the handlers' own failures.
+std::string statusBody(int code, const std::string& reason, const std::string& message);
+
 // Splits a request target into path and query, percent-decoding both.
 void parseTarget(Request& request);
 std::string percentDecode(const std::string& text, bool plus_is_space);

@@ -51,14 +51,6 @@ class SessionSink final : public StreamSink {
   std::atomic<bool> done_{false};
 };
 
-std::string statusBody(int code, const std::string& reason, const std::string& message) {
-  nlohmann::json status = {
-      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-      {"status", "Failure"}, {"message", message}, {"reason", reason},
-      {"code", code}};
-  return status.dump();
-}
-
 }  // namespace
 
 Session::Session(tcp::socket&& socket, ssl::context& tls, std::shared_ptr<ServerShared> shared)
