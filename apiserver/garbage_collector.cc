@@ -1,5 +1,7 @@
 #include "apiserver/garbage_collector.h"
 
+#include <algorithm>
+
 #include "apiserver/object_meta.h"
 #include "common/log.h"
 #include "common/thread_name.h"
@@ -61,6 +63,7 @@ Status GarbageCollector::start() {
     for (const auto& [uid, deps] : dependents_)
       if (!live_.count(uid)) gone.push_back(uid);
   }
+  std::sort(gone.begin(), gone.end());  // hash order is no order: take them by uid
   for (const auto& uid : gone) enqueue(OwnerRemoved{uid});
   worker_ = std::thread([this] {
     nameThisThread("api-gc");

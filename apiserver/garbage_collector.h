@@ -2,11 +2,11 @@
 
 #include <condition_variable>
 #include <deque>
-#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <variant>
 
 #include "apiserver/object_service.h"
@@ -64,12 +64,16 @@ class GarbageCollector final : public WriteObserver {
   std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
+  // By uid, hashed: every create and delete of any object updates live_ (and dependents_
+  // for an owned one) under mu_ on the handler's thread; ordered maps compared 36-byte
+  // uids a level at a time, 1.4% of `troupe serve`'s CPU in a burst of creates. Nothing
+  // walks them in order except start(), which sorts what it finds.
   // owner uid -> keys of objects whose ownerReferences name it.
-  std::map<std::string, std::set<ObjectKey>> dependents_;
+  std::unordered_map<std::string, std::set<ObjectKey>> dependents_;
   // uid -> key of every live object (to tell whether another owner still exists).
-  std::map<std::string, ObjectKey> live_;
+  std::unordered_map<std::string, ObjectKey> live_;
   // owners being deleted in the foreground, by uid.
-  std::map<std::string, ObjectKey> foreground_;
+  std::unordered_map<std::string, ObjectKey> foreground_;
   std::deque<Task> queue_;
   bool busy_ = false;
   bool stopping_ = false;
