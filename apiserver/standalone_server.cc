@@ -103,6 +103,7 @@ http::Response StandaloneServer::handle(const http::Request& request) {
   TROUPE_CHECK(state_->handler != nullptr, "StandaloneServer::handle before start()");
   return state_->handler->handle(request);
 }
+
 std::uint16_t StandaloneServer::port() const { return state_->port; }
 std::string StandaloneServer::kubeconfigPath() const { return state_->kubeconfig; }
 std::string StandaloneServer::adminToken() const { return state_->admin_token; }

@@ -1,33 +1,17 @@
 #include "bench/support/process_cpu.h"
 
-#include <unistd.h>
-
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
+#include <time.h>
 
 namespace troupe::bench {
 
 std::optional<double> processCpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return std::nullopt;
-  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so the fields are
-  // counted from the last ')'. utime and stime are fields 14 and 15 (proc(5)), the 12th
-  // and 13th after it.
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(line.substr(close + 1));
-  std::vector<std::string> after;
-  for (std::string field; after.size() < 13 && fields >> field;) after.push_back(field);
-  if (after.size() < 13) return std::nullopt;
-  try {
-    const double ticks = static_cast<double>(std::stoull(after[11]) + std::stoull(after[12]));
-    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  // The process's CPU-time clock, to the nanosecond. /proc/<pid>/stat counts in clock ticks
+  // (10 ms), too coarse for a short phase of a small run.
+  clockid_t clock;
+  if (::clock_getcpuclockid(pid, &clock) != 0) return std::nullopt;
+  timespec used{};
+  if (::clock_gettime(clock, &used) != 0) return std::nullopt;
+  return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
 }
 
 }  // namespace troupe::bench
