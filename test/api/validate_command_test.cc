@@ -1,31 +1,19 @@
 #include <catch2/catch.hpp>
 
 #include "test/support/command.h"
+#include "test/support/temp_dir.h"
 
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <string>
 
 // `troupe validate` run as a real process on real files.
 namespace troupe::api {
 namespace {
 
-namespace fs = std::filesystem;
-
 using Run = testing::CommandResult;
 
 Run troupe(const std::string& args) {
   return testing::runCommand(std::string(TROUPE_EXE) + " " + args);
-}
-
-fs::path writeTemp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / ("troupe-validate-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path file = dir / name;
-  std::ofstream(file) << text;
-  return file;
 }
 
 TEST_CASE("troupe validate accepts every example, one line per object", "[api][validate-cmd]") {
@@ -41,7 +29,8 @@ TEST_CASE("troupe validate accepts every example, one line per object", "[api][v
 
 TEST_CASE("troupe validate prints the apiserver's words for an invalid object and exits 1",
           "[api][validate-cmd]") {
-  auto file = writeTemp("bad.yaml", R"(apiVersion: troupe.dev/v1alpha1
+  testing::TempDir dir;
+  auto file = dir.write("bad.yaml", R"(apiVersion: troupe.dev/v1alpha1
 kind: TrainingJob
 metadata: {name: bad, namespace: team-a}
 spec:
@@ -55,7 +44,7 @@ kind: Queue
 metadata: {name: ok}
 spec: {}
 )");
-  auto run = troupe("validate -f " + file.string());
+  auto run = troupe("validate -f " + file);
   INFO(run.output);
   CHECK(run.exit_code == 1);
   CHECK_THAT(run.output,
@@ -67,21 +56,23 @@ spec: {}
 
 TEST_CASE("troupe validate warns about unknown fields, and refuses them with --strict",
           "[api][validate-cmd]") {
-  auto file = writeTemp("typo.yaml", R"(apiVersion: troupe.dev/v1alpha1
+  testing::TempDir dir;
+  auto file = dir.write("typo.yaml", R"(apiVersion: troupe.dev/v1alpha1
 kind: PodGroup
 metadata: {name: g, namespace: team-b}
 spec: {minMember: 2, queue: team-b, minMembers: 3}
 )");
-  auto lenient = troupe("validate -f " + file.string());
+  auto lenient = troupe("validate -f " + file);
   CHECK(lenient.exit_code == 0);
   CHECK_THAT(lenient.output, Catch::Contains("unknown field \"spec.minMembers\""));
-  auto strict = troupe("validate --strict -f " + file.string());
+  auto strict = troupe("validate --strict -f " + file);
   CHECK(strict.exit_code == 1);
 }
 
 TEST_CASE("troupe validate reports unreadable input instead of crashing", "[api][validate-cmd]") {
-  auto file = writeTemp("broken.yaml", "kind: Queue\nspec: [\n");
-  auto broken = troupe("validate -f " + file.string());
+  testing::TempDir dir;
+  auto file = dir.write("broken.yaml", "kind: Queue\nspec: [\n");
+  auto broken = troupe("validate -f " + file);
   CHECK(broken.exit_code == 1);
   CHECK_THAT(broken.output, Catch::Contains("yaml: line"));
   auto missing = troupe("validate -f /nonexistent/troupe.yaml");

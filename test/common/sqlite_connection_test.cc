@@ -1,30 +1,22 @@
 #include <sqlite3.h>
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "common/sqlite_connection.h"
+#include "test/support/temp_dir.h"
 
 using troupe::SqliteConnection;
 using troupe::SqliteStatement;
 
 namespace {
 
+// A WAL database in a directory of its own, removed at scope exit.
 class ScratchDatabase {
  public:
-  ScratchDatabase() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "troupe-sqlite-XXXXXX");
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    dir_ = pattern;
-  }
-  ~ScratchDatabase() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::filesystem::path file() const { return dir_ / "test.db"; }
+  std::filesystem::path file() const { return dir_.file("test.db"); }
   SqliteConnection open() const {
     auto c = SqliteConnection::open(file(), SqliteConnection::Mode::ReadWrite);
     REQUIRE(c.ok());
@@ -33,7 +25,7 @@ class ScratchDatabase {
   }
 
  private:
-  std::filesystem::path dir_;
+  troupe::testing::TempDir dir_;
 };
 
 // The statements the connection holds prepared, lent out or idle in its cache.

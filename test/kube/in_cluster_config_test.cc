@@ -2,11 +2,11 @@
 
 #include "kube/config_loader.h"
 #include "kube/in_cluster_config.h"
-#include "test/kube/support/temp_dir.h"
+#include "test/support/temp_dir.h"
 
 using namespace troupe;
 using namespace troupe::kube;
-using troupe::kube::testing::TempDir;
+using troupe::testing::TempDir;
 
 namespace {
 

@@ -4,12 +4,13 @@
 #include "kube/rest_kube_client.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
-#include "test/kube/support/temp_dir.h"
 #include "test/kube/support/test_certificate.h"
+#include "test/support/temp_dir.h"
 
 using namespace troupe;
 using namespace troupe::kube;
 using namespace troupe::kube::testing;
+using troupe::testing::TempDir;
 
 namespace {
 

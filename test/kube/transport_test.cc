@@ -7,13 +7,14 @@
 #include "kube/rest_kube_client.h"
 #include "test/kube/support/client_for.h"
 #include "test/kube/support/scripted_server.h"
-#include "test/kube/support/temp_dir.h"
+#include "test/support/temp_dir.h"
 
 using namespace troupe;
 using namespace troupe::kube;
 using namespace troupe::kube::testing;
 using nlohmann::json;
 using std::chrono::milliseconds;
+using troupe::testing::TempDir;
 using SteadyClock = std::chrono::steady_clock;
 
 namespace {

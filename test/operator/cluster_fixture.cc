@@ -7,16 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "controllers/object_json.h"
 #include "kube/config_loader.h"
+#include "test/support/https_client.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,32 +22,12 @@ namespace troupe::operator_runtime::testing {
 using Json = nlohmann::json;
 namespace res = kube::resources;
 
-namespace {
-
-int freePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-}  // namespace
-
 ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
-  dir_ = (std::filesystem::temp_directory_path() /
-          ("troupe-operator-" + std::to_string(std::random_device{}())))
-             .string();
-  std::filesystem::create_directories(dir_ + "/data");
+  std::filesystem::create_directories(dir_.path() + "/data");
   {
     // The nodes, as `troupe serve --cluster` reads them; its simulated kubelets keep them
     // Ready and run the pods bound to them.
-    std::ofstream cluster(dir_ + "/cluster.yaml");
+    std::ofstream cluster(dir_.path() + "/cluster.yaml");
     for (int i = 0; i < options.nodes; ++i) {
       auto name = fmt::format("node-{}", i);
       cluster << "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " << name
@@ -66,11 +43,11 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
   const char* binary = std::getenv("TROUPE_SERVE_BINARY");
   if (!binary) binary = std::getenv("TROUPE_BINARY");
   REQUIRE(binary != nullptr);
-  const std::string listen = fmt::format("127.0.0.1:{}", freePort());
-  const std::string data = dir_ + "/data";
-  const std::string cluster = dir_ + "/cluster.yaml";
+  const std::string listen = fmt::format("127.0.0.1:{}", troupe::testing::freePort());
+  const std::string data = dir_.path() + "/data";
+  const std::string cluster = dir_.path() + "/cluster.yaml";
   const std::string crds = std::string(TROUPE_SOURCE_DIR) + "/crds";
-  const std::string log = dir_ + "/serve.log";
+  const std::string log = dir_.path() + "/serve.log";
   server_pid_ = fork();
   if (server_pid_ == 0) {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -126,8 +103,8 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
 void ClusterFixture::startOperatorProcess() {
   const char* binary = std::getenv("TROUPE_BINARY");
   REQUIRE(binary != nullptr);
-  const std::string state = dir_ + "/state";
-  const std::string log = dir_ + "/operator.log";
+  const std::string state = dir_.path() + "/state";
+  const std::string log = dir_.path() + "/operator.log";
   operator_pid_ = fork();
   if (operator_pid_ == 0) {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -160,13 +137,11 @@ ClusterFixture::~ClusterFixture() {
     int status = 0;
     waitpid(server_pid_, &status, 0);
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
 }
 
 void ClusterFixture::startOperator() {
   OperatorOptions options;
-  options.state_dir = dir_ + "/state";
+  options.state_dir = dir_.path() + "/state";
   options.leader_elect = false;
   options.min_cycle_gap = std::chrono::milliseconds(50);
   options.cycle_interval = std::chrono::milliseconds(300);
@@ -183,7 +158,7 @@ void ClusterFixture::restartOperator() {
 }
 
 std::string ClusterFixture::kubectl(const std::string& args, const std::string& input) {
-  auto in = dir_ + "/stdin.yaml";
+  auto in = dir_.path() + "/stdin.yaml";
   std::ofstream(in) << input;
   auto command = fmt::format("kubectl --kubeconfig {} {} < {} 2>&1", kubeconfig_, args, in);
   std::string out;
@@ -197,7 +172,7 @@ std::string ClusterFixture::kubectl(const std::string& args, const std::string& 
 }
 
 Json ClusterFixture::get(const std::string& what) {
-  auto in = dir_ + "/empty";
+  auto in = dir_.path() + "/empty";
   std::ofstream(in) << "";
   auto command =
       fmt::format("kubectl --kubeconfig {} get {} -o json < {} 2>/dev/null", kubeconfig_, what, in);

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "kube/rest_kube_client.h"
 #include "operator/operator.h"
+#include "test/support/temp_dir.h"
 
 // A whole standalone cluster: `troupe serve` (a real process, $TROUPE_SERVE_BINARY) on a
 // free 127.0.0.1 port with the repository's CRDs and nodes with GPUs, run by its simulated
@@ -57,7 +58,7 @@ class ClusterFixture {
  private:
   void startOperator();
 
-  std::string dir_;
+  troupe::testing::TempDir dir_;  // declared first: removed after the processes stop
   pid_t server_pid_ = -1;
   std::string kubeconfig_;
   std::unique_ptr<kube::RestKubeClient> client_;

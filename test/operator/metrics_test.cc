@@ -2,12 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "operator/metrics_registry.h"
 #include "operator/operator_metrics.h"
+#include "test/support/temp_dir.h"
 
 using namespace troupe::operator_runtime;
 
@@ -15,17 +14,12 @@ namespace {
 
 // Runs `promtool check metrics` on `text`; returns its exit status and output.
 std::pair<int, std::string> promtoolCheck(const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path();
-  auto in = dir / ("troupe-metrics-" + std::to_string(std::random_device{}()) + ".txt");
-  auto out = in;
-  out += ".out";
-  std::ofstream(in) << text;
-  int rc = std::system(
-      ("promtool check metrics < " + in.string() + " > " + out.string() + " 2>&1").c_str());
+  troupe::testing::TempDir dir;
+  auto in = dir.write("metrics.txt", text);
+  auto out = dir.file("promtool.out");
+  int rc = std::system(("promtool check metrics < " + in + " > " + out + " 2>&1").c_str());
   std::ifstream f(out);
   std::string output((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::filesystem::remove(in);
-  std::filesystem::remove(out);
   return {rc, output};
 }
 

@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "simulator/report_writer.h"
+#include "test/support/temp_dir.h"
 
 namespace troupe::simulator {
 namespace {
@@ -152,12 +150,11 @@ void checkFifoOrder(const SimulationResult& result) {
 // What writeReport puts on disk reads back consistently: summary.json's job count and
 // mean JCT match the jct_s column of jobs.csv.
 void checkFilesAgree(const SimulationResult& result) {
-  auto dir = std::filesystem::temp_directory_path() /
-             fmt::format("troupe-sim-test-{}-{}", ::getpid(), result.cycles);
-  REQUIRE(writeReport(dir.string(), result.summary, result.jobs).ok());
-  std::ifstream summary_file(dir / "summary.json");
+  testing::TempDir dir;
+  REQUIRE(writeReport(dir.path(), result.summary, result.jobs).ok());
+  std::ifstream summary_file(dir.file("summary.json"));
   auto summary = nlohmann::json::parse(summary_file);
-  std::ifstream csv(dir / "jobs.csv");
+  std::ifstream csv(dir.file("jobs.csv"));
   std::string line;
   std::getline(csv, line);
   CHECK(line == kJobsCsvHeader);
@@ -172,7 +169,6 @@ void checkFilesAgree(const SimulationResult& result) {
   }
   CHECK(summary["jobs"].get<size_t>() == rows);
   CHECK(summary["avg_jct_s"].get<double>() == Approx(jct_sum / static_cast<double>(rows)));
-  std::filesystem::remove_all(dir);
 }
 
 const char* kSmallPhilly = R"(

@@ -90,7 +90,7 @@ TEST_CASE("a database from a newer schema is refused with a clear error", "[stat
 
 TEST_CASE("the state database is created with its directory, in WAL mode", "[state][database]") {
   TempDir dir;
-  auto db = openDatabase(dir.path() / "nested" / "state");
-  CHECK(std::filesystem::exists(dir.path() / "nested" / "state" / "operator.db"));
+  auto db = openDatabase(dir.file("nested/state"));
+  CHECK(std::filesystem::exists(dir.file("nested/state/operator.db")));
   CHECK(*db->connection().queryText("PRAGMA journal_mode") == "wal");
 }

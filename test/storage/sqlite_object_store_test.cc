@@ -351,7 +351,7 @@ TEST_CASE("a database made with the index by key loses it on open and lists the 
     REQUIRE(store->update(podKey("ns", "a"), pod("ns", "a", 2), std::nullopt).ok());  // 3
   }
   auto indexes = [&] {
-    auto db = SqliteConnection::open(dir.path() / SqliteObjectStore::kDatabaseFile,
+    auto db = SqliteConnection::open(dir.file(SqliteObjectStore::kDatabaseFile),
                                      SqliteConnection::Mode::ReadWrite);
     REQUIRE(db.ok());
     auto stmt = db->prepare("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='log'");
@@ -368,7 +368,7 @@ TEST_CASE("a database made with the index by key loses it on open and lists the 
   CHECK(indexes() == std::set<std::string>{"log_by_revision"});
   {
     // As the schema was before: the index by key, not the one by revision.
-    auto db = SqliteConnection::open(dir.path() / SqliteObjectStore::kDatabaseFile,
+    auto db = SqliteConnection::open(dir.file(SqliteObjectStore::kDatabaseFile),
                                      SqliteConnection::Mode::ReadWrite);
     REQUIRE(db.ok());
     REQUIRE(db->exec("DROP INDEX log_by_revision; "
@@ -606,7 +606,7 @@ TEST_CASE("reads do not wait for a write transaction in progress", "[storage][re
 
   // Another connection holds the database's write lock with an uncommitted change, as the
   // writer does while a group commit is in flight (for as long as its fsync takes).
-  auto other = SqliteConnection::open(dir.path() / SqliteObjectStore::kDatabaseFile,
+  auto other = SqliteConnection::open(dir.file(SqliteObjectStore::kDatabaseFile),
                                       SqliteConnection::Mode::ReadWrite);
   REQUIRE(other.ok());
   REQUIRE(

@@ -5,39 +5,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
-#include <system_error>
 
 #include "apiserver/storage/sqlite_object_store.h"
+#include "test/support/temp_dir.h"
 
 // What the storage tests share: a temporary data directory, store options sized for
 // tests, and small object builders.
 namespace troupe::apiserver::testing {
 
-// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    auto base = std::filesystem::temp_directory_path();
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      path_ = base / ("troupe-storage-" + std::to_string(rd()));
-      if (std::filesystem::create_directory(path_)) return;
-    }
-    std::abort();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using troupe::testing::TempDir;
 
 // Options for a test store: compaction only when the test asks for it.
 inline SqliteObjectStoreOptions testOptions(const std::filesystem::path& dir) {

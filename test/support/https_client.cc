@@ -9,8 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
+
+#include "test/support/temp_dir.h"
 
 namespace troupe::testing {
 
@@ -36,19 +37,6 @@ std::string readFile(const std::string& path) {
 }
 
 }  // namespace
-
-TempDir::TempDir() {
-  std::random_device rd;
-  path_ = (std::filesystem::temp_directory_path() /
-           ("troupe-test-" + std::to_string(getpid()) + "-" + std::to_string(rd())))
-              .string();
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 int freePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

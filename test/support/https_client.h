@@ -28,17 +28,6 @@ struct HttpCall {
 
 HttpReply httpsRequest(int port, const HttpCall& call);
 
-// A fresh empty directory under the system temp dir, removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // A port that was free a moment ago on 127.0.0.1.
 int freePort();
 

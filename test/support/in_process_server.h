@@ -7,6 +7,7 @@
 #include "apiserver/standalone_server.h"
 #include "test/support/https_client.h"
 #include "test/support/memory_object_store.h"
+#include "test/support/temp_dir.h"
 
 // A StandaloneServer in the test process on a free 127.0.0.1 port, over a
 // MemoryObjectStore, with the recorded TrainingJob CRD loaded and a tenant token for

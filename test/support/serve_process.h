@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "test/support/https_client.h"
+#include "test/support/temp_dir.h"
 
 // The real `troupe serve` executable as a child process on a free 127.0.0.1 port, with
 // its own data directory (SQLite store) and the recorded TrainingJob CRD.

@@ -1,21 +1,24 @@
 #pragma once
 
-#include <cstdlib>
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include "common/check.h"
 
-namespace troupe::kube::testing {
+namespace troupe::testing {
 
-// A fresh directory under $TMPDIR, removed with everything in it at scope exit.
+// A fresh directory under $TMPDIR, made with mkdtemp so parallel tests never share one,
+// and removed with everything in it at scope exit: a test run leaves /tmp as it found it.
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "troupe-kube-XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "troupe-test-XXXXXX").string();
     TROUPE_CHECK(::mkdtemp(pattern.data()) != nullptr, "mkdtemp {}", pattern);
-    path_ = pattern;
+    path_ = std::move(pattern);
   }
   ~TempDir() {
     std::error_code ec;
@@ -40,4 +43,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace troupe::kube::testing
+}  // namespace troupe::testing
