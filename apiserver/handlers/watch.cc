@@ -63,7 +63,7 @@ class WatchStream final : public http::ResponseStream,
     std::weak_ptr<WatchStream> weak = weak_from_this();
     options.on_event = [weak](const WatchEvent& event) {
       if (auto self = weak.lock())
-        self->send(event.type, event.object.object, event.object.revision);
+        self->send(event.type, event.object.object, event.object.revision, event.text);
     };
     options.on_close = [weak](const Error& error) {
       if (auto self = weak.lock()) self->closeWith(error);
@@ -114,7 +114,8 @@ class WatchStream final : public http::ResponseStream,
   }
 
  private:
-  void send(EventType type, const json& object, Revision revision) {
+  // `text`: the object as dump() writes it, when the store had it (else empty).
+  void send(EventType type, const json& object, Revision revision, const std::string& text = {}) {
     std::shared_ptr<http::StreamSink> sink;
     {
       std::lock_guard lock(mu_);
@@ -124,7 +125,7 @@ class WatchStream final : public http::ResponseStream,
     last_revision_ = std::max<Revision>(last_revision_, revision);
     if (!filter_.matches(object)) return;
     if (representation_ == Representation::Object) {
-      if (!sink->push(objectLine(type, object, revision))) {
+      if (!sink->push(text.empty() ? objectLine(type, object, revision) : lineOf(type, text))) {
         std::lock_guard lock(mu_);
         sink_.reset();
       }
@@ -146,6 +147,19 @@ class WatchStream final : public http::ResponseStream,
       std::lock_guard lock(mu_);
       sink_.reset();
     }
+  }
+
+  // The keys in the order nlohmann::json writes them (sorted), so the line is the one
+  // json({{"type", ...}, {"object", object}}).dump() would write.
+  static std::string lineOf(EventType type, std::string_view object_text) {
+    std::string line;
+    line.reserve(object_text.size() + 32);
+    line.append(R"({"object":)");
+    line.append(object_text);
+    line.append(R"(,"type":")");
+    line.append(typeName(type));
+    line.append("\"}\n");
+    return line;
   }
 
   // Every watcher of an object's collection gets the same line for one of its events, and
@@ -170,13 +184,8 @@ class WatchStream final : public http::ResponseStream,
     if (cached.line.empty() || cached.revision != revision || cached.type != type || !uid ||
         cached.uid != *uid) {
       // Spliced rather than dumped from json({{"type", ...}, {"object", object}}): that
-      // deep copy of the object, and freeing it, cost as much as the serializing. The keys
-      // come in the order nlohmann::json writes them (sorted), so the line is the same.
-      cached.line.assign(R"({"object":)");
-      cached.line += object.dump();
-      cached.line += R"(,"type":")";
-      cached.line += typeName(type);
-      cached.line += "\"}\n";
+      // deep copy of the object, and freeing it, cost as much as the serializing.
+      cached.line = lineOf(type, object.dump());
       cached.revision = revision;
       cached.type = type;
       cached.uid = uid ? *uid : std::string();

@@ -23,4 +23,12 @@ nlohmann::json decodeObject(std::string_view text, Revision revision);
 // Sets metadata.resourceVersion to the decimal revision, creating metadata if needed.
 void stampRevision(nlohmann::json& object, Revision revision);
 
+// The text of decodeObject(text, revision), written by nlohmann::json::dump(), without
+// parsing and dumping: `text` is what encodeObject wrote (compact, keys sorted), so the
+// resourceVersion member is spliced into metadata at the place dump() would sort it to.
+// Watch streams and write answers send this text to every client, and splicing costs a
+// scan of the few members before it where a dump costs a walk of the whole tree.
+// Empty when `text` is not in that form (the caller then dumps the parsed object).
+std::string stampRevisionText(std::string_view text, Revision revision);
+
 }  // namespace troupe::apiserver

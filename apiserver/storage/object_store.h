@@ -47,6 +47,9 @@ struct WatchEvent {
   EventType type = EventType::Added;
   // For Deleted: the object's last state, stamped with the deleting revision.
   StoredObject object;
+  // object.object as nlohmann::json::dump() writes it, when the store has that text at
+  // hand (stampRevisionText); empty otherwise. Every watcher sends these bytes.
+  std::string text;
 };
 
 struct ListOptions {

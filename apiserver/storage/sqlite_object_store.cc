@@ -366,12 +366,8 @@ struct SqliteObjectStore::Writer {
             .run();
     if (!s) return s;
     revision = next;
-    if (op.event_object) {
-      events.push_back(
-          CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object), {}});
-    } else {
-      events.push_back(CommittedEvent{eventTypeOf(event), key, next, nullptr, std::move(op.value)});
-    }
+    events.push_back(CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object),
+                                    std::move(op.value)});
     out = std::move(applied);
     return {};
   }
@@ -660,6 +656,7 @@ struct SqliteObjectStore::ReaderPool {
         event.object.key =
             ObjectKey{resource, std::string(stmt.columnText(2)), std::string(stmt.columnText(3))};
         event.object.object = decodeObject(stmt.columnText(4), event.object.revision);
+        event.text = stampRevisionText(stmt.columnText(4), event.object.revision);
         events.push_back(std::move(event));
       }
       stmt.reset();

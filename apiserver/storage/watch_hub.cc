@@ -149,6 +149,7 @@ struct WatchHub::Core {
       } else {
         event->object.object = decodeObject(committed.value, committed.revision);
       }
+      event->text = stampRevisionText(committed.value, committed.revision);
       events.push_back(std::move(event));
     }
     std::vector<std::shared_ptr<Watcher>> to_schedule;

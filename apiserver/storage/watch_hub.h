@@ -37,7 +37,7 @@ struct CommittedEvent {
   ObjectKey key;
   Revision revision = 0;
   std::shared_ptr<nlohmann::json> object;  // may be null: then `value` is parsed
-  std::string value;
+  std::string value;                       // the stored text (encodeObject)
 };
 
 struct WatchHubOptions {
