@@ -11,6 +11,7 @@
 #include "apiserver/crd_schema_validator.h"
 #include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
+#include "common/json_member.h"
 
 namespace troupe::apiserver {
 
@@ -77,7 +78,7 @@ std::string qosClass(const json& spec) {
   for (const char* list : {"containers", "initContainers"}) {
     for (const auto& container : spec.value(list, json::array())) {
       if (!container.is_object()) continue;
-      const json resources = container.value("resources", json::object());
+      const json& resources = objectMember(container, "resources");
       auto add = [&](const char* kind, std::map<std::string, std::int64_t>& sums) {
         std::set<std::string> found;
         if (!resources.contains(kind) || !resources[kind].is_object()) return found;
@@ -512,7 +513,7 @@ ApiResult<StoredObject> ObjectService::remove(const ResourceKind& kind, const st
     if (kind.storageName() == "pods") {
       std::int64_t grace = options.grace_period_seconds.value_or(
           old["spec"].value("terminationGracePeriodSeconds", std::int64_t{30}));
-      std::string phase = old.value("status", json::object()).value("phase", "");
+      std::string phase = objectMember(old, "status").value("phase", "");
       bool bound = !old["spec"].value("nodeName", "").empty();
       bool terminal = phase == "Succeeded" || phase == "Failed";
       if (bound && !terminal && grace > 0) {

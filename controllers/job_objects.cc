@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/well_known.h"
+#include "common/json_member.h"
 #include "controllers/annotations.h"
 #include "controllers/object_json.h"
 
@@ -85,19 +86,20 @@ Json renderService(const Json& job) {
 
 Json renderPod(const Json& job, std::int32_t index, std::int32_t restart) {
   const auto job_name = nameOf(job);
-  const Json tmpl = job.value(Json::json_pointer("/spec/template"), Json::object());
+  const Json& tmpl = objectMember(objectMember(job, "spec"), "template");
+  const Json& tmpl_meta = objectMember(tmpl, "metadata");
   Json pod{{"apiVersion", "v1"}, {"kind", "Pod"}};
   pod["metadata"] = baseMeta(job, podName(job_name, index));
-  Json labels = tmpl.value(Json::json_pointer("/metadata/labels"), Json::object());
+  Json labels = objectMember(tmpl_meta, "labels");
   labels[std::string(api::kJobNameLabel)] = job_name;
   labels[std::string(api::kPodGroupLabel)] = job_name;
   labels[std::string(api::kReplicaIndexLabel)] = std::to_string(index);
-  pod["metadata"]["labels"] = labels;
-  Json annotations = tmpl.value(Json::json_pointer("/metadata/annotations"), Json::object());
+  pod["metadata"]["labels"] = std::move(labels);
+  Json annotations = objectMember(tmpl_meta, "annotations");
   annotations[kGangRestartAnnotation] = std::to_string(restart);
-  pod["metadata"]["annotations"] = annotations;
+  pod["metadata"]["annotations"] = std::move(annotations);
 
-  Json spec = tmpl.value("spec", Json::object());
+  Json spec = objectMember(tmpl, "spec");
   spec["schedulerName"] = std::string(api::kSchedulerName);
   spec["restartPolicy"] = "Never";
   spec["hostname"] = podName(job_name, index);
@@ -124,7 +126,7 @@ Json renderPod(const Json& job, std::int32_t index, std::int32_t restart) {
       setEnv(c, "OMPI_COMM_WORLD_SIZE", std::to_string(replicas));
     }
   }
-  pod["spec"] = spec;
+  pod["spec"] = std::move(spec);
   return pod;
 }
 

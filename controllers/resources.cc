@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/quantity.h"
+#include "common/json_member.h"
 
 namespace troupe::controllers {
 
@@ -63,7 +64,7 @@ Result<ResourceVector> podRequests(const nlohmann::json& pod, queueing::Resource
                                      field + ".resources.requests");
     if (!requests) return requests.error();
     ResourceVector out = *requests;
-    const auto& req_list = res.value("requests", nlohmann::json::object());
+    const nlohmann::json& req_list = objectMember(res, "requests");
     for (std::size_t slot = 0; slot < names.size(); ++slot) {
       bool requested = req_list.is_object() && req_list.contains(names.name(slot));
       if (!requested) out[slot] = (*limits)[slot];

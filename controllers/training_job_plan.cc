@@ -86,11 +86,12 @@ TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
           {namespaceOf(p), nameOf(p), stringAt(p, "/metadata/uid"), key, "JobStopped"});
     }
   };
+  // Every path ends here, once: the plan (with the pods it creates) is moved out, not copied.
   auto finish = [&]() {
     status["observedGeneration"] = generation;
-    plan.status = status;
     plan.status_changed = status != old_status;
-    return plan;
+    plan.status = std::move(status);
+    return std::move(plan);
   };
 
   // 1. Finished.

@@ -94,9 +94,9 @@ ApiResult<std::string> Informer::relist() {
   return rv;
 }
 
-void Informer::apply(const WatchEvent& event) {
+void Informer::apply(WatchEvent&& event) {
   if (event.type == WatchEventType::Bookmark) return;
-  auto object = std::make_shared<const nlohmann::json>(event.object);
+  auto object = std::make_shared<const nlohmann::json>(std::move(event.object));
   if (event.type == WatchEventType::Deleted) {
     ObjectPtr previous = cache_.erase(objectKey(*object));
     for (const auto& h : handlers_) {
@@ -149,9 +149,9 @@ void Informer::run(std::stop_token stop) {
     watch_options.retry_max = options_.retry_max;
     WatchStream watch(client_, type_, ns_, watch_options);
     auto ended = watch.run(
-        [&](const WatchEvent& event) {
-          apply(event);
+        [&](WatchEvent&& event) {
           const std::string event_rv = versionOf(event.object);
+          apply(std::move(event));
           if (!event_rv.empty()) {
             std::lock_guard lock(mu_);
             last_rv_ = event_rv;

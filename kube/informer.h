@@ -67,7 +67,7 @@ class Informer {
   void run(std::stop_token stop);
   // Lists everything and reconciles the cache; returns the list's resourceVersion.
   ApiResult<std::string> relist();
-  void apply(const WatchEvent& event);
+  void apply(WatchEvent&& event);
 
   KubeClient& client_;
   const ResourceType type_;

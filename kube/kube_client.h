@@ -117,10 +117,11 @@ class KubeClient {
   // Opens one watch request and calls `on_event` for every event, in order, on the calling
   // thread, until the server ends the stream (success), `stop` is requested (Cancelled),
   // or the connection fails. An ERROR event is delivered like any other: the caller
-  // decides (a 410 means relist). WatchStream adds resumption on top of this.
+  // decides (a 410 means relist). WatchStream adds resumption on top of this. The event is
+  // the handler's to keep: a cache moves its object in rather than copying it.
   virtual ApiResult<void> watch(const ResourceType& type, const std::string& ns,
                                 const WatchOptions& options,
-                                const std::function<void(const WatchEvent&)>& on_event,
+                                const std::function<void(WatchEvent&&)>& on_event,
                                 std::stop_token stop) = 0;
 };
 

@@ -279,7 +279,7 @@ ApiResult<nlohmann::json> RestKubeClient::remove(const ObjectRef& ref,
 
 ApiResult<void> RestKubeClient::watch(const ResourceType& type, const std::string& ns,
                                       const WatchOptions& options,
-                                      const std::function<void(const WatchEvent&)>& on_event,
+                                      const std::function<void(WatchEvent&&)>& on_event,
                                       std::stop_token stop) {
   Query q(type.collectionPath(ns));
   q.add("watch", "true")

@@ -57,7 +57,7 @@ class RestKubeClient final : public KubeClient {
   ApiResult<nlohmann::json> remove(const ObjectRef& ref, const DeleteOptions& options) override;
   ApiResult<void> watch(const ResourceType& type, const std::string& ns,
                         const WatchOptions& options,
-                        const std::function<void(const WatchEvent&)>& on_event,
+                        const std::function<void(WatchEvent&&)>& on_event,
                         std::stop_token stop) override;
 
   // A GET of any path ("/version", "/apis") with the retries above, answered as JSON.

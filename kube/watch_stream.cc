@@ -51,7 +51,7 @@ ApiResult<void> WatchStream::run(const Handler& handler, std::stop_token stop) {
     bool got_event = false;
     auto result = client_.watch(
         type_, ns_, request,
-        [&](const WatchEvent& event) {
+        [&](WatchEvent&& event) {
           if (event.type == WatchEventType::Error) {
             ApiError error = apiErrorFromStatus(event.object);
             if (error.isGone()) {
@@ -64,7 +64,7 @@ ApiResult<void> WatchStream::run(const Handler& handler, std::stop_token stop) {
           if (expired) return;  // nothing after a 410 is trusted
           got_event = true;
           const std::string rv = versionOf(event.object);
-          handler(event);
+          handler(std::move(event));
           if (!rv.empty()) {
             std::lock_guard lock(mu_);
             resource_version_ = rv;

@@ -33,8 +33,9 @@ class WatchStream {
     std::chrono::milliseconds retry_max{5000};
     std::uint64_t seed = 1;  // jitter of the reconnection backoff
   };
-  // Called for ADDED, MODIFIED, DELETED and BOOKMARK events (never ERROR).
-  using Handler = std::function<void(const WatchEvent&)>;
+  // Called for ADDED, MODIFIED, DELETED and BOOKMARK events (never ERROR); the event is
+  // the handler's to keep.
+  using Handler = std::function<void(WatchEvent&&)>;
 
   WatchStream(KubeClient& client, ResourceType type, std::string ns, Options options);
 

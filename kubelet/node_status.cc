@@ -1,5 +1,6 @@
 #include "kubelet/node_status.h"
 
+#include "common/json_member.h"
 #include "kubelet/pod_status.h"
 #include "kubelet/sim_clock.h"
 
@@ -12,7 +13,7 @@ using json = nlohmann::json;
 constexpr const char* kKubeletVersion = "v1.28.0-troupe-sim";
 
 std::string nameOf(const json& object) {
-  return object.value("metadata", json::object()).value("name", "");
+  return objectMember(object, "metadata").value("name", "");
 }
 
 const json* readyCondition(const json& node) {
@@ -26,7 +27,7 @@ const json* readyCondition(const json& node) {
 }
 
 bool flagged(const json& node, const char* where) {
-  const json map = node.value("metadata", json::object()).value(where, json::object());
+  const json& map = objectMember(objectMember(node, "metadata"), where);
   auto it = map.find(std::string(kSimNodeFailureAnnotation));
   return it != map.end() && it->is_string() && it->get<std::string>() == "true";
 }
@@ -137,7 +138,7 @@ json nodeLease(const json& node, Time now) {
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 40},
                   {"renewTime", formatMicroTime(now)}}}};
-  std::string uid = node.value("metadata", json::object()).value("uid", "");
+  std::string uid = objectMember(node, "metadata").value("uid", "");
   if (!uid.empty()) {
     lease["metadata"]["ownerReferences"] =
         json::array({{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", name}, {"uid", uid}}});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_member.h"
 #include "kubelet/pod_simulation.h"
 
 namespace troupe::kubelet {
@@ -11,14 +12,12 @@ namespace {
 using json = nlohmann::json;
 using std::chrono::milliseconds;
 
-std::string phaseOf(const json& pod) {
-  return pod.value("status", json::object()).value("phase", "");
-}
+std::string phaseOf(const json& pod) { return objectMember(pod, "status").value("phase", ""); }
 
 bool isRunning(const json& pod) {
   if (phaseOf(pod) != "Running") return false;
   for (const auto& cs : pod["status"].value("containerStatuses", json::array()))
-    if (cs.value("state", json::object()).contains("running")) return true;
+    if (objectMember(cs, "state").contains("running")) return true;
   return false;
 }
 
@@ -43,9 +42,9 @@ const char* podActionName(PodAction action) {
 
 std::optional<Time> startedAt(const json& pod, const PodMemory& memory) {
   if (memory.started) return memory.started;
-  const json status = pod.value("status", json::object());
+  const json& status = objectMember(pod, "status");
   for (const auto& cs : status.value("containerStatuses", json::array())) {
-    const json running = cs.value("state", json::object()).value("running", json::object());
+    const json& running = objectMember(objectMember(cs, "state"), "running");
     if (running.contains("startedAt") && running["startedAt"].is_string())
       if (auto t = parseTime(running["startedAt"])) return t;
   }
@@ -56,8 +55,8 @@ std::optional<Time> startedAt(const json& pod, const PodMemory& memory) {
 
 PodDecision decidePod(const json& pod, NodeHealth node, const PodMemory& memory, Time now,
                       const SimSpeed& speed) {
-  const json spec = pod.value("spec", json::object());
-  const json meta = pod.value("metadata", json::object());
+  const json& spec = objectMember(pod, "spec");
+  const json& meta = objectMember(pod, "metadata");
   if (spec.value("nodeName", "").empty() || node == NodeHealth::Unknown) return {};
   std::string phase = phaseOf(pod);
   bool deleting = meta.contains("deletionTimestamp");

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/json_member.h"
 #include "kubelet/sim_clock.h"
 
 namespace troupe::kubelet {
@@ -35,15 +36,9 @@ std::string hex64(const std::string& text) {
   return out;
 }
 
-std::string podName(const json& pod) {
-  return pod.value("metadata", json::object()).value("name", "");
-}
-std::string podUid(const json& pod) {
-  return pod.value("metadata", json::object()).value("uid", "");
-}
-std::string nodeName(const json& pod) {
-  return pod.value("spec", json::object()).value("nodeName", "");
-}
+std::string podName(const json& pod) { return objectMember(pod, "metadata").value("name", ""); }
+std::string podUid(const json& pod) { return objectMember(pod, "metadata").value("uid", ""); }
+std::string nodeName(const json& pod) { return objectMember(pod, "spec").value("nodeName", ""); }
 
 // Sets condition `type` in `status.conditions`, keeping lastTransitionTime when the status
 // does not change.
@@ -115,10 +110,10 @@ std::string imageId(const std::string& image) {
 
 // The running state's startedAt of container `name` in the current status, if any.
 std::string startedAtOf(const json& pod, const std::string& name) {
-  const json status = pod.value("status", json::object());
+  const json& status = objectMember(pod, "status");
   for (const auto& cs : status.value("containerStatuses", json::array())) {
     if (cs.value("name", "") != name) continue;
-    const json state = cs.value("state", json::object());
+    const json& state = objectMember(cs, "state");
     for (const char* key : {"running", "terminated"}) {
       if (state.contains(key) && state[key].contains("startedAt") &&
           state[key]["startedAt"].is_string())
@@ -133,7 +128,7 @@ json containerStatuses(const json& pod, const char* list,
                        const std::function<json(const std::string& name)>& state, bool ready,
                        bool started) {
   json out = json::array();
-  for (const auto& c : pod.value("spec", json::object()).value(list, json::array())) {
+  for (const auto& c : arrayMember(objectMember(pod, "spec"), list)) {
     if (!c.is_object()) continue;
     std::string name = c.value("name", "");
     std::string image = c.value("image", "");

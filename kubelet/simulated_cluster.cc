@@ -1,5 +1,6 @@
 #include "kubelet/simulated_cluster.h"
 
+#include "common/json_member.h"
 #include "common/log.h"
 #include "common/thread_name.h"
 #include "kubelet/node_status.h"
@@ -16,17 +17,13 @@ constexpr std::string_view kPodPrefix = "pod/";
 constexpr std::string_view kNodePrefix = "node/";
 
 std::string nameOf(const json& object) {
-  return object.value("metadata", json::object()).value("name", "");
+  return objectMember(object, "metadata").value("name", "");
 }
 std::string nsOf(const json& object) {
-  return object.value("metadata", json::object()).value("namespace", "");
+  return objectMember(object, "metadata").value("namespace", "");
 }
-std::string uidOf(const json& object) {
-  return object.value("metadata", json::object()).value("uid", "");
-}
-std::string nodeNameOf(const json& pod) {
-  return pod.value("spec", json::object()).value("nodeName", "");
-}
+std::string uidOf(const json& object) { return objectMember(object, "metadata").value("uid", ""); }
+std::string nodeNameOf(const json& pod) { return objectMember(pod, "spec").value("nodeName", ""); }
 
 kube::WriteOptions writeOptions() {
   kube::WriteOptions options;

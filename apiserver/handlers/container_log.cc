@@ -6,6 +6,7 @@
 
 #include "api/well_known.h"
 #include "apiserver/object_meta.h"
+#include "common/json_member.h"
 
 namespace troupe::apiserver {
 
@@ -74,7 +75,7 @@ std::string logTimestamp(const std::string& time) {
 std::string containerState(const json& pod, const std::string& container, std::string* reason) {
   const Found f = find(pod, container);
   if (f.status == nullptr) return "";
-  const json state = f.status->value("state", json::object());
+  const json& state = objectMember(*f.status, "state");
   for (const char* s : {"terminated", "running", "waiting"}) {
     if (!state.contains(s)) continue;
     if (reason != nullptr) *reason = state[s].is_object() ? state[s].value("reason", "") : "";
@@ -87,7 +88,7 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
   std::vector<LogLine> lines;
   const Found f = find(pod, container);
   if (f.spec == nullptr || f.status == nullptr) return lines;
-  const json state = f.status->value("state", json::object());
+  const json& state = objectMember(*f.status, "state");
   const json* phase = nullptr;
   for (const char* s : {"running", "terminated"})
     if (state.contains(s) && state[s].is_object()) phase = &state[s];

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "common/json_member.h"
+
 namespace troupe::apiserver {
 
 namespace {
@@ -83,14 +85,14 @@ Result<std::vector<ResourceKind>> kindsFromCrd(const nlohmann::json& crd) {
   if (!crd.is_object() || !crd.contains("spec") || !crd["spec"].is_object())
     return makeError(ErrorCode::Invalid, "spec", "Required value");
   const auto& spec = crd["spec"];
-  const auto& names = spec.value("names", nlohmann::json::object());
+  const nlohmann::json& names = objectMember(spec, "names");
   std::string group = stringAt(spec, "group");
   std::string plural = stringAt(names, "plural");
   std::string kind_name = stringAt(names, "kind");
   if (group.empty()) return makeError(ErrorCode::Invalid, "spec.group", "Required value");
   if (plural.empty()) return makeError(ErrorCode::Invalid, "spec.names.plural", "Required value");
   if (kind_name.empty()) return makeError(ErrorCode::Invalid, "spec.names.kind", "Required value");
-  std::string name = crd.value("metadata", nlohmann::json::object()).value("name", "");
+  std::string name = objectMember(crd, "metadata").value("name", "");
   if (name != plural + "." + group) {
     return makeError(ErrorCode::Invalid, "metadata.name",
                      "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group");
@@ -132,7 +134,7 @@ Result<std::vector<ResourceKind>> kindsFromCrd(const nlohmann::json& crd) {
     k.custom = true;
     k.bumps_generation = true;
     k.verbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
-    const auto subresources = v.value("subresources", nlohmann::json::object());
+    const nlohmann::json& subresources = objectMember(v, "subresources");
     k.has_status = subresources.contains("status");
     if (subresources.contains("scale") && subresources["scale"].is_object()) {
       const auto& scale = subresources["scale"];

@@ -1,5 +1,7 @@
 #include "bench/api/pod_bind_tracker.h"
 
+#include "common/json_member.h"
+
 namespace troupe::bench {
 namespace {
 
@@ -54,11 +56,11 @@ void PodBindTracker::run(std::string resource_version, std::stop_token stop) {
 
 void PodBindTracker::onEvent(const kube::WatchEvent& event) {
   const auto at = nowNs();
-  const auto& meta = event.object.value("metadata", nlohmann::json::object());
+  const nlohmann::json& meta = objectMember(event.object, "metadata");
   std::lock_guard lock(mu_);
   if (meta.contains("resourceVersion")) last_version_ = meta["resourceVersion"].get<std::string>();
   if (event.type == kube::WatchEventType::Bookmark) return;
-  const auto& labels = meta.value("labels", nlohmann::json::object());
+  const nlohmann::json& labels = objectMember(meta, "labels");
   // A TrainingJob's pod, or a pod of a PodGroup the benchmark made itself.
   std::string job = labels.value("troupe.dev/job-name", "");
   if (job.empty()) job = labels.value("troupe.dev/pod-group", "");
@@ -68,7 +70,7 @@ void PodBindTracker::onEvent(const kube::WatchEvent& event) {
     deleted_[groupOf(job)]++;
     return;
   }
-  const auto& spec = event.object.value("spec", nlohmann::json::object());
+  const nlohmann::json& spec = objectMember(event.object, "spec");
   if (spec.value("nodeName", "").empty()) return;
   // A pod name is reused when a job recreates its gang: count it with its uid.
   std::string key = pod + "/" + meta.value("uid", "");

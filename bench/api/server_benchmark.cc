@@ -13,6 +13,7 @@
 #include "bench/api/parallel_requests.h"
 #include "bench/api/serve_child.h"
 #include "bench/support/generated_cluster.h"
+#include "common/json_member.h"
 
 namespace troupe::bench {
 namespace {
@@ -127,7 +128,7 @@ Status measureWatchFanOut(ServeChild& server, const ServerBenchOptions& options,
       auto on_event = [&](const kube::WatchEvent& event) {
         const auto now = nowNs();
         if (event.type != kube::WatchEventType::Added) return;
-        const auto& data = event.object.value("data", json::object());
+        const nlohmann::json& data = objectMember(event.object, "data");
         if (!data.contains("seq")) {
           open[static_cast<std::size_t>(w)] = true;  // a readiness probe
           return;
