@@ -5,6 +5,8 @@
 #include "apiserver/handlers/table.h"
 #include "apiserver/object_meta.h"
 #include "apiserver/yaml_json.h"
+#include "common/check.h"
+#include "common/json_member.h"
 
 namespace troupe::apiserver {
 
@@ -82,8 +84,20 @@ ApiResult<json> withScale(const ResourceKind& kind, const json& object, const js
 }
 
 http::Response objectResponse(ApiContext& context, const RestRequest& request, int code,
-                              const json& object) {
-  return jsonResponse(code, render(context, request, object));
+                              const StoredObject& stored) {
+  if (request.representation != Representation::Object)
+    return jsonResponse(code, render(context, request, stored.object));
+  // Most answers are the object itself: a write's is the text the store made for its
+  // watch event, otherwise the object's dump (not a copy's).
+  if (stored.text.empty()) return jsonResponse(code, stored.object);
+#ifndef NDEBUG
+  TROUPE_CHECK(stored.text == stored.object.dump(), "{} {}/{}: the text differs from the object",
+               stored.key.resource, stored.key.ns, stored.key.name);
+#endif
+  http::Response response;
+  response.status = code;
+  response.body = stored.text;
+  return response;
 }
 
 }  // namespace
@@ -117,7 +131,7 @@ http::Response handleGet(ApiContext& context, const RestRequest& request) {
     if (!request.kind.has_scale) return statusResponse(notFound(request.kind, request.name));
     return jsonResponse(200, scaleOf(request.kind, found->object));
   }
-  return objectResponse(context, request, 200, found->object);
+  return objectResponse(context, request, 200, *found);
 }
 
 http::Response handleList(ApiContext& context, const RestRequest& request) {
@@ -220,7 +234,7 @@ http::Response handleCreate(ApiContext& context, const RestRequest& request) {
   auto created =
       context.objects.create(request.kind, request.ns, std::move(body.value()), dryRun(request));
   if (!created) return statusResponse(created.error());
-  return objectResponse(context, request, 201, created->object);
+  return objectResponse(context, request, 201, *created);
 }
 
 http::Response handleUpdate(ApiContext& context, const RestRequest& request) {
@@ -240,7 +254,7 @@ http::Response handleUpdate(ApiContext& context, const RestRequest& request) {
       context.objects.update(request.kind, request.ns, request.name, std::move(body.value()),
                              subresourceOf(request), dryRun(request));
   if (!updated) return statusResponse(updated.error());
-  return objectResponse(context, request, 200, updated->object);
+  return objectResponse(context, request, 200, *updated);
 }
 
 http::Response handlePatch(ApiContext& context, const RestRequest& request) {
@@ -302,7 +316,7 @@ http::Response handlePatch(ApiContext& context, const RestRequest& request) {
         [&](const json& current) { return serverSideApply(current, patch, apply); },
         subresourceOf(request), dry_run, request.subresource.empty(), &created);
     if (!result) return statusResponse(result.error());
-    return objectResponse(context, request, created ? 201 : 200, result->object);
+    return objectResponse(context, request, created ? 201 : 200, *result);
   }
 
   auto result = context.objects.mutate(
@@ -318,7 +332,7 @@ http::Response handlePatch(ApiContext& context, const RestRequest& request) {
       },
       subresourceOf(request), dry_run);
   if (!result) return statusResponse(result.error());
-  return objectResponse(context, request, 200, result->object);
+  return objectResponse(context, request, 200, *result);
 }
 
 namespace {
@@ -396,8 +410,7 @@ http::Response handleBinding(ApiContext& context, const RestRequest& request) {
   auto body = parseBody(request);
   if (!body) return statusResponse(body.error());
   json binding = body.value();
-  std::string node =
-      binding.is_object() ? binding.value("target", json::object()).value("name", "") : "";
+  std::string node = binding.is_object() ? objectMember(binding, "target").value("name", "") : "";
   ResourceKind binding_kind = request.kind;
   binding_kind.resource = "pods/binding";
   if (node.empty()) {

@@ -4,6 +4,7 @@
 
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/table.h"
+#include "common/check.h"
 #include "common/log.h"
 #include "common/thread_name.h"
 
@@ -125,6 +126,11 @@ class WatchStream final : public http::ResponseStream,
     last_revision_ = std::max<Revision>(last_revision_, revision);
     if (!filter_.matches(object)) return;
     if (representation_ == Representation::Object) {
+#ifndef NDEBUG
+      TROUPE_CHECK(text.empty() || text == object.dump(),
+                   "watch of {}: the event's text differs from its object at revision {}",
+                   kind_.resource, revision);
+#endif
       if (!sink->push(text.empty() ? objectLine(type, object, revision) : lineOf(type, text))) {
         std::lock_guard lock(mu_);
         sink_.reset();

@@ -39,6 +39,9 @@ struct StoredObject {
   ObjectKey key;
   Revision revision = 0;  // the revision that last wrote this object
   nlohmann::json object;  // with metadata.resourceVersion == std::to_string(revision)
+  // `object` as nlohmann::json::dump() writes it, when a write had that text at hand
+  // (stampRevisionText); empty otherwise. The answer to the write sends these bytes.
+  std::string text;
 };
 
 enum class EventType { Added, Modified, Deleted };

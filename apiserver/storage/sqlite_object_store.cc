@@ -366,8 +366,9 @@ struct SqliteObjectStore::Writer {
             .run();
     if (!s) return s;
     revision = next;
-    events.push_back(CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object),
-                                    std::move(op.value)});
+    // The text is copied, not moved: the writing thread makes its answer from it too.
+    events.push_back(
+        CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object), op.value});
     out = std::move(applied);
     return {};
   }
@@ -756,10 +757,11 @@ Result<StoredObject> SqliteObjectStore::create(const ObjectKey& key, nlohmann::j
   op->key = key;
   op->value = std::move(*text);
   op->event_object = std::make_shared<nlohmann::json>(object);
-  auto applied = writer_->submit(std::move(op));
+  auto applied = writer_->submit(op);
   if (!applied) return applied.error();
   stampRevision(object, applied->revision);
-  return StoredObject{key, applied->revision, std::move(object)};
+  return StoredObject{key, applied->revision, std::move(object),
+                      stampRevisionText(op->value, applied->revision)};
 }
 
 Result<StoredObject> SqliteObjectStore::update(const ObjectKey& key, nlohmann::json object,
@@ -773,10 +775,11 @@ Result<StoredObject> SqliteObjectStore::update(const ObjectKey& key, nlohmann::j
   op->value = std::move(*text);
   op->event_object = std::make_shared<nlohmann::json>(object);
   op->expected = expected;
-  auto applied = writer_->submit(std::move(op));
+  auto applied = writer_->submit(op);
   if (!applied) return applied.error();
   stampRevision(object, applied->revision);
-  return StoredObject{key, applied->revision, std::move(object)};
+  return StoredObject{key, applied->revision, std::move(object),
+                      stampRevisionText(op->value, applied->revision)};
 }
 
 Result<StoredObject> SqliteObjectStore::remove(const ObjectKey& key,
@@ -788,7 +791,8 @@ Result<StoredObject> SqliteObjectStore::remove(const ObjectKey& key,
   op->expected = expected;
   auto applied = writer_->submit(std::move(op));
   if (!applied) return applied.error();
-  return StoredObject{key, applied->revision, decodeObject(applied->previous, applied->revision)};
+  return StoredObject{key, applied->revision, decodeObject(applied->previous, applied->revision),
+                      stampRevisionText(applied->previous, applied->revision)};
 }
 
 Status SqliteObjectStore::compact(Revision revision) {
