@@ -53,10 +53,10 @@ nlohmann::json toResourceList(const ResourceVector& vector, const queueing::Reso
 }
 
 Result<ResourceVector> podRequests(const nlohmann::json& pod, queueing::ResourceNames& names) {
-  const auto& spec = pod.contains("spec") ? pod["spec"] : nlohmann::json::object();
+  const nlohmann::json& spec = objectMember(pod, "spec");
   auto containerRequests = [&](const nlohmann::json& c,
                                const std::string& field) -> Result<ResourceVector> {
-    const auto& res = c.contains("resources") ? c["resources"] : nlohmann::json::object();
+    const nlohmann::json& res = objectMember(c, "resources");
     auto limits =
         toResourceVector(res.value("limits", nlohmann::json()), names, field + ".resources.limits");
     if (!limits) return limits.error();

@@ -178,10 +178,11 @@ PodMemory SimulatedCluster::memoryOf(const json& pod, Time now) {
 }
 
 bool SimulatedCluster::processPod(const std::string& key) {
-  auto cached = pods_.cache().get(key);
+  kube::ObjectPtr cached = pods_.cache().get(key);
   if (!cached) return true;
-  json pod = *cached;
+  // Read in place from the informer's cache; only a conflict replaces it with a fresh read.
   for (int attempt = 0; attempt < options_.conflict_attempts; ++attempt) {
+    const json& pod = *cached;
     Time now = clock_.now();
     std::string name = nameOf(pod);
     kube::ObjectRef ref{res::kPods, nsOf(pod), name, ""};
@@ -260,7 +261,7 @@ bool SimulatedCluster::processPod(const std::string& key) {
     ref.subresource.clear();
     auto fresh = client_.get(ref);
     if (!fresh) return fresh.error().isNotFound();
-    pod = std::move(fresh.value());
+    cached = std::make_shared<const json>(std::move(fresh.value()));
   }
   return false;
 }
