@@ -267,9 +267,8 @@ bool SimulatedCluster::processPod(const std::string& key) {
 }
 
 bool SimulatedCluster::processNode(const std::string& name) {
-  auto cached = nodes_.cache().get(name);
-  if (!cached) return true;
-  json node = *cached;
+  kube::ObjectPtr node = nodes_.cache().get(name);  // read in place, as processPod does
+  if (!node) return true;
   Time now = clock_.now();
   bool heartbeat_due = true;
   {
@@ -279,9 +278,9 @@ bool SimulatedCluster::processNode(const std::string& name) {
   }
   kube::ObjectRef ref{res::kNodes, "", name, "status"};
   for (int attempt = 0;; ++attempt) {
-    auto status = nodeStatusUpdate(node, now, heartbeat_due);
+    auto status = nodeStatusUpdate(*node, now, heartbeat_due);
     if (!status) break;
-    json next = node;
+    json next = *node;
     next["status"] = std::move(*status);
     auto written = kube::updateStatus(client_, ref, next, writeOptions());
     if (written) {
@@ -304,11 +303,11 @@ bool SimulatedCluster::processNode(const std::string& name) {
     }
     auto fresh = client_.get({res::kNodes, "", name, ""});
     if (!fresh) return fresh.error().isNotFound();
-    node = std::move(fresh.value());
+    node = std::make_shared<const json>(std::move(fresh.value()));
   }
   bool lease_ok = true;
-  if (options_.lease_renewal.count() > 0 && !failureRequested(node))
-    lease_ok = renewLease(node, now);
+  if (options_.lease_renewal.count() > 0 && !failureRequested(*node))
+    lease_ok = renewLease(*node, now);
   auto period = options_.node_heartbeat;
   if (options_.lease_renewal.count() > 0) period = std::min(period, options_.lease_renewal);
   queue_.addAfter(std::string(kNodePrefix) + name, period);
