@@ -168,11 +168,11 @@ class WatchStream final : public http::ResponseStream,
     return line;
   }
 
-  // Every watcher of an object's collection gets the same line for one of its events, and
-  // the store delivers an event to all of them in turn on one thread: serialize it once
-  // there, not once per watcher. A revision names one write, so (revision, type) names one
-  // event's line (a synthetic ADDED for an object last written at that revision has the same
-  // object, hence the same line).
+  // The line for an event without the store's text: the synthetic ADDED events of a
+  // watch's initial list, or a store that keeps no text. Watchers served one after another
+  // on a thread get the same line for the same event, so the last one is kept. A revision
+  // names one write, so (revision, type) names one event's line (a synthetic ADDED for an
+  // object last written at that revision has the same object, hence the same line).
   static std::string objectLine(EventType type, const json& object, Revision revision) {
     struct Cached {
       Revision revision = 0;
