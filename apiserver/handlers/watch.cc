@@ -1,9 +1,13 @@
 #include "apiserver/handlers/watch.h"
 
 #include <atomic>
+#include <optional>
+#include <string>
+#include <unordered_set>
 
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/table.h"
+#include "apiserver/object_meta.h"
 #include "common/check.h"
 #include "common/log.h"
 #include "common/thread_name.h"
@@ -29,7 +33,8 @@ class WatchStream final : public http::ResponseStream,
   WatchStream(ApiContext& context, ResourceKind kind, std::string ns, ListFilter filter,
               Representation representation, bool bookmarks, Revision after,
               std::vector<StoredObject> initial, std::optional<std::chrono::seconds> timeout,
-              std::optional<ApiError> gone)
+              std::optional<ApiError> gone,
+              std::optional<std::unordered_set<std::string>> present = std::nullopt)
       : context_(context),
         kind_(std::move(kind)),
         ns_(std::move(ns)),
@@ -39,7 +44,8 @@ class WatchStream final : public http::ResponseStream,
         after_(after),
         last_revision_(after),
         initial_(std::move(initial)),
-        gone_(std::move(gone)) {
+        gone_(std::move(gone)),
+        present_(std::move(present)) {
     auto now = std::chrono::steady_clock::now();
     if (timeout) deadline_ = now + *timeout;
     next_bookmark_ = now + kBookmarkEvery;
@@ -124,7 +130,13 @@ class WatchStream final : public http::ResponseStream,
     }
     if (!sink) return;
     last_revision_ = std::max<Revision>(last_revision_, revision);
-    if (!filter_.matches(object)) return;
+    if (present_) {
+      auto edge = selectorEdge(type, object);
+      if (!edge) return;
+      type = *edge;
+    } else if (!filter_.matches(object)) {
+      return;
+    }
     if (representation_ == Representation::Object) {
 #ifndef NDEBUG
       TROUPE_CHECK(text.empty() || text == object.dump(),
@@ -153,6 +165,25 @@ class WatchStream final : public http::ResponseStream,
       std::lock_guard lock(mu_);
       sink_.reset();
     }
+  }
+
+  // A selector watch sees an object come and go as the object starts and stops matching,
+  // as the real server reports it: ADDED when a write makes it match, DELETED when a write
+  // makes it stop (carrying the new state, where the real server sends the previous one
+  // stamped with the new revision: both name the object that left), nothing while it does
+  // not match. The store's event says only what the write did, so the stream keeps the
+  // keys it has reported present. Nothing when the client is not to hear of the event.
+  std::optional<EventType> selectorEdge(EventType type, const json& object) {
+    std::string key = metaString(object, "namespace") + "/" + metaString(object, "name");
+    const bool was = present_->contains(key);
+    const bool is = type != EventType::Deleted && filter_.matches(object);
+    if (is) {
+      present_->insert(std::move(key));
+      return was ? EventType::Modified : EventType::Added;
+    }
+    if (!was) return std::nullopt;
+    present_->erase(key);
+    return EventType::Deleted;
   }
 
   // The keys in the order nlohmann::json writes them (sorted), so the line is the one
@@ -232,6 +263,10 @@ class WatchStream final : public http::ResponseStream,
   std::atomic<Revision> last_revision_;
   std::vector<StoredObject> initial_;
   std::optional<ApiError> gone_;
+  // For a watch with a selector: "namespace/name" of each object the client has been
+  // told matches (and not told since that it left). Used by one thread at a time: the
+  // initial events in start(), then the store's delivery, one turn after another.
+  std::optional<std::unordered_set<std::string>> present_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::chrono::steady_clock::time_point next_bookmark_;
   bool sent_final_bookmark_ = false;
@@ -317,9 +352,29 @@ http::Response handleWatch(ApiContext& context, const RestRequest& request) {
     timeout = std::chrono::seconds(std::max(1L, std::atol(timeout_text.c_str())));
   bool bookmarks = request.http.param("allowWatchBookmarks") == "true";
 
+  // A selector watch from a resourceVersion starts knowing what the client's list at that
+  // version held: the objects that matched then, so one that stops matching is reported.
+  // (From "now", the initial events it sends fill the set.)
+  std::optional<std::unordered_set<std::string>> present;
+  if (!filter->empty()) {
+    present.emplace();
+    if (!rv.empty() && rv != "0" && !too_old && after <= store.currentRevision()) {
+      ListOptions options;
+      options.resource = request.kind.storageName();
+      options.ns = request.kind.namespaced ? request.ns : "";
+      options.at_revision = after;
+      auto listed = store.list(options);
+      if (!listed) return statusResponse(fromStoreError(listed.error(), request.kind, ""));
+      for (const auto& item : listed->items)
+        if (filter->matches(item.object))
+          present->insert(metaString(item.object, "namespace") + "/" +
+                          metaString(item.object, "name"));
+    }
+  }
+
   auto stream = std::make_shared<WatchStream>(
       context, request.kind, request.ns, std::move(filter.value()), request.representation,
-      bookmarks, after, std::move(initial), timeout, std::move(too_old));
+      bookmarks, after, std::move(initial), timeout, std::move(too_old), std::move(present));
   context.ticker.add(stream);
   http::Response response;
   response.status = 200;

@@ -108,5 +108,83 @@ TEST_CASE("a burst of watch events reaches the client as one chunk per event, in
   }
 }
 
+// The events of a watch, read with curl until the server ends it at timeoutSeconds.
+std::vector<json> watchEvents(InProcessServer& server, const std::string& query) {
+  auto raw = runCommand("curl -sk --max-time 20 -H 'Authorization: Bearer " + server.adminToken() +
+                            "' 'https://127.0.0.1:" + std::to_string(server.port()) +
+                            "/api/v1/namespaces/fixtures/configmaps?watch=true&timeoutSeconds=1&" +
+                            query + "'",
+                        /*with_stderr=*/false);
+  REQUIRE(raw.exit_code == 0);
+  std::vector<json> events;
+  std::size_t at = 0;
+  for (std::size_t nl; (nl = raw.output.find('\n', at)) != std::string::npos; at = nl + 1)
+    events.push_back(json::parse(raw.output.substr(at, nl - at)));
+  return events;
+}
+
+std::vector<std::string> typesAndNames(const std::vector<json>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events)
+    out.push_back(e["type"].get<std::string>() + " " +
+                  e["object"]["metadata"]["name"].get<std::string>());
+  return out;
+}
+
+TEST_CASE("a selector watch reports objects as they start and stop matching",
+          "[apiserver][watch]") {
+  InProcessServer server;
+  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"fixtures"}})").status ==
+          201);
+  auto& objects = server.server().objects();
+  auto kind = objects.registry().find("", "v1", "configmaps");
+  REQUIRE(kind);
+  auto configMap = [](const std::string& name, const std::string& team, const std::string& v) {
+    json object = {{"apiVersion", "v1"},
+                   {"kind", "ConfigMap"},
+                   {"metadata", {{"name", name}}},
+                   {"data", {{"v", v}}}};
+    if (!team.empty()) object["metadata"]["labels"] = {{"team", team}};
+    return object;
+  };
+  auto update = [&](const json& object) {
+    REQUIRE(objects.update(*kind, "fixtures", object["metadata"]["name"], object,
+                           apiserver::Subresource::Main, false));
+  };
+  // `a` matches before the watch's resourceVersion: a client that listed then has it.
+  REQUIRE(objects.create(*kind, "fixtures", configMap("a", "x", "1"), false));
+  auto listed_at = objects.store().currentRevision();
+  REQUIRE(objects.create(*kind, "fixtures", configMap("b", "", "1"), false));   // no event
+  update(configMap("b", "x", "2"));                                             // b comes
+  update(configMap("a", "y", "2"));                                             // a goes
+  update(configMap("a", "y", "3"));                                             // no event
+  update(configMap("b", "x", "3"));                                             // b changes
+  REQUIRE(objects.remove(*kind, "fixtures", "b", apiserver::DeleteOptions{}));  // b goes
+  REQUIRE(objects.create(*kind, "fixtures", configMap("c", "x", "1"), false));  // c comes
+  update(configMap("a", "x", "4"));                                             // a comes back
+
+  SECTION("from a resourceVersion, as an informer resumes") {
+    auto events =
+        watchEvents(server, "labelSelector=team%3Dx&resourceVersion=" + std::to_string(listed_at));
+    CHECK(typesAndNames(events) == std::vector<std::string>{"ADDED b", "DELETED a", "MODIFIED b",
+                                                            "DELETED b", "ADDED c", "ADDED a"});
+    // The DELETED of an object that left names it with the revision that made it leave.
+    REQUIRE(events.size() == 6);
+    CHECK(events[1]["object"]["metadata"]["labels"]["team"] == "y");
+  }
+  SECTION("from now, after the initial list") {
+    update(configMap("c", "z", "2"));  // c goes
+    auto events = watchEvents(server, "labelSelector=team%3Dx");
+    // Only what matches now is listed; c's leaving happened before the watch.
+    CHECK(typesAndNames(events) == std::vector<std::string>{"ADDED a"});
+  }
+  SECTION("a watch without a selector is told every write as it was") {
+    auto events = watchEvents(server, "resourceVersion=" + std::to_string(listed_at));
+    CHECK(typesAndNames(events) == std::vector<std::string>{"ADDED b", "MODIFIED b", "MODIFIED a",
+                                                            "MODIFIED a", "MODIFIED b", "DELETED b",
+                                                            "ADDED c", "MODIFIED a"});
+  }
+}
+
 }  // namespace
 }  // namespace troupe::testing

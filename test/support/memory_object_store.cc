@@ -92,7 +92,34 @@ Result<apiserver::ListResult> MemoryObjectStore::list(const apiserver::ListOptio
     return makeError(ErrorCode::Gone, "", "too old");
   apiserver::ListResult result;
   result.revision = revision_;
-  for (const auto& [key, stored] : objects_) {
+  // At an earlier revision, each key written since is put back as its history had it.
+  std::map<ObjectKey, StoredObject> rewound;
+  const bool rewind = options.at_revision != 0 && options.at_revision < revision_;
+  if (rewind) {
+    result.revision = options.at_revision;
+    rewound = objects_;
+    std::map<ObjectKey, const apiserver::WatchEvent*> last_before;  // the newest event <= R
+    std::map<ObjectKey, const apiserver::WatchEvent*> first_after;  // the oldest event > R
+    for (const auto& event : history_) {
+      const auto& key = event.object.key;
+      if (event.object.revision <= options.at_revision) {
+        last_before[key] = &event;
+      } else if (!first_after.contains(key)) {
+        first_after[key] = &event;
+      }
+    }
+    for (const auto& [key, after] : first_after) {
+      auto before = last_before.find(key);
+      if (before != last_before.end() && before->second->type != apiserver::EventType::Deleted) {
+        rewound[key] = before->second->object;
+      } else if (before != last_before.end() || after->type == apiserver::EventType::Added) {
+        rewound.erase(key);  // deleted at R, or created after it
+      } else {
+        return makeError(ErrorCode::Gone, "", "the history before this revision is compacted");
+      }
+    }
+  }
+  for (const auto& [key, stored] : rewind ? rewound : objects_) {
     if (key.resource != options.resource) continue;
     if (!options.ns.empty() && key.ns != options.ns) continue;
     if (options.after &&

@@ -8,8 +8,8 @@
 
 // An in-memory ObjectStore for unit tests of the REST layer: every write is kept in the
 // history (until compact()), watches are served from it, and events are delivered on
-// the writing thread. Lists ignore at_revision except to report Gone below the
-// compacted revision.
+// the writing thread. Lists at an earlier revision put back what the history had then
+// (Gone below the compacted revision).
 namespace troupe::testing {
 
 class MemoryObjectStore final : public apiserver::ObjectStore {
