@@ -53,14 +53,20 @@ ChunkedBody parseChunked(const std::string& wire) {
   return body;
 }
 
+// Makes the namespace "fixtures" and returns the ConfigMap kind to write objects with.
+apiserver::ResourceKind fixturesConfigMaps(InProcessServer& server) {
+  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"fixtures"}})").status ==
+          201);
+  auto kind = server.server().objects().registry().find("", "v1", "configmaps");
+  REQUIRE(kind);
+  return *kind;
+}
+
 TEST_CASE("a burst of watch events reaches the client as one chunk per event, in order",
           "[apiserver][watch]") {
   InProcessServer server;
-  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"fixtures"}})").status ==
-          201);
   auto& objects = server.server().objects();
-  auto kind = objects.registry().find("", "v1", "configmaps");
-  REQUIRE(kind);
+  auto kind = fixturesConfigMaps(server);
   auto before = objects.store().currentRevision();
 
   // Sizes from 0 to ~20 KB: chunk sizes of one to four hex digits, events larger than one
@@ -72,7 +78,7 @@ TEST_CASE("a burst of watch events reaches the client as one chunk per event, in
         {"kind", "ConfigMap"},
         {"metadata", {{"name", "burst-" + std::to_string(i)}}},
         {"data", {{"payload", std::string(static_cast<std::size_t>(i * 397 % 20011), 'x')}}}};
-    REQUIRE(objects.create(*kind, "fixtures", object, false));
+    REQUIRE(objects.create(kind, "fixtures", object, false));
   }
 
   // A watch from before the burst is sent the whole burst at once when it starts.
@@ -134,11 +140,8 @@ std::vector<std::string> typesAndNames(const std::vector<json>& events) {
 TEST_CASE("a selector watch reports objects as they start and stop matching",
           "[apiserver][watch]") {
   InProcessServer server;
-  REQUIRE(server.send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"fixtures"}})").status ==
-          201);
   auto& objects = server.server().objects();
-  auto kind = objects.registry().find("", "v1", "configmaps");
-  REQUIRE(kind);
+  auto kind = fixturesConfigMaps(server);
   auto configMap = [](const std::string& name, const std::string& team, const std::string& v) {
     json object = {{"apiVersion", "v1"},
                    {"kind", "ConfigMap"},
@@ -148,20 +151,20 @@ TEST_CASE("a selector watch reports objects as they start and stop matching",
     return object;
   };
   auto update = [&](const json& object) {
-    REQUIRE(objects.update(*kind, "fixtures", object["metadata"]["name"], object,
+    REQUIRE(objects.update(kind, "fixtures", object["metadata"]["name"], object,
                            apiserver::Subresource::Main, false));
   };
   // `a` matches before the watch's resourceVersion: a client that listed then has it.
-  REQUIRE(objects.create(*kind, "fixtures", configMap("a", "x", "1"), false));
+  REQUIRE(objects.create(kind, "fixtures", configMap("a", "x", "1"), false));
   auto listed_at = objects.store().currentRevision();
-  REQUIRE(objects.create(*kind, "fixtures", configMap("b", "", "1"), false));   // no event
-  update(configMap("b", "x", "2"));                                             // b comes
-  update(configMap("a", "y", "2"));                                             // a goes
-  update(configMap("a", "y", "3"));                                             // no event
-  update(configMap("b", "x", "3"));                                             // b changes
-  REQUIRE(objects.remove(*kind, "fixtures", "b", apiserver::DeleteOptions{}));  // b goes
-  REQUIRE(objects.create(*kind, "fixtures", configMap("c", "x", "1"), false));  // c comes
-  update(configMap("a", "x", "4"));                                             // a comes back
+  REQUIRE(objects.create(kind, "fixtures", configMap("b", "", "1"), false));   // no event
+  update(configMap("b", "x", "2"));                                            // b comes
+  update(configMap("a", "y", "2"));                                            // a goes
+  update(configMap("a", "y", "3"));                                            // no event
+  update(configMap("b", "x", "3"));                                            // b changes
+  REQUIRE(objects.remove(kind, "fixtures", "b", apiserver::DeleteOptions{}));  // b goes
+  REQUIRE(objects.create(kind, "fixtures", configMap("c", "x", "1"), false));  // c comes
+  update(configMap("a", "x", "4"));                                            // a comes back
 
   SECTION("from a resourceVersion, as an informer resumes") {
     auto events =
