@@ -25,6 +25,10 @@ const char* typeName(EventType t) {
   }
   return "ERROR";
 }
+// How a selector watch remembers an object it reported: "namespace/name".
+std::string presenceKey(const json& object) {
+  return metaString(object, "namespace") + "/" + metaString(object, "name");
+}
 }  // namespace
 
 class WatchStream final : public http::ResponseStream,
@@ -174,7 +178,7 @@ class WatchStream final : public http::ResponseStream,
   // not match. The store's event says only what the write did, so the stream keeps the
   // keys it has reported present. Nothing when the client is not to hear of the event.
   std::optional<EventType> selectorEdge(EventType type, const json& object) {
-    std::string key = metaString(object, "namespace") + "/" + metaString(object, "name");
+    std::string key = presenceKey(object);
     const bool was = present_->contains(key);
     const bool is = type != EventType::Deleted && filter_.matches(object);
     if (is) {
@@ -366,9 +370,7 @@ http::Response handleWatch(ApiContext& context, const RestRequest& request) {
       auto listed = store.list(options);
       if (!listed) return statusResponse(fromStoreError(listed.error(), request.kind, ""));
       for (const auto& item : listed->items)
-        if (filter->matches(item.object))
-          present->insert(metaString(item.object, "namespace") + "/" +
-                          metaString(item.object, "name"));
+        if (filter->matches(item.object)) present->insert(presenceKey(item.object));
     }
   }
 
