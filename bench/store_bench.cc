@@ -203,13 +203,13 @@ void watchLatency(SqliteObjectStore& store, int objects, double seconds, int wri
     options.ns = i < 10 ? "" : nsOf(i / 4);
     options.on_event = [s](const WatchEvent& e) {
       std::int64_t now = nowNs();
-      const auto& sent_text = e.object.object["metadata"]["annotations"]["troupe.dev/sent-ns"];
+      const auto& sent_text = e.object()["metadata"]["annotations"]["troupe.dev/sent-ns"];
       std::int64_t sent = std::stoll(sent_text.get<std::string>());
       std::lock_guard lock(s->mu);
-      if (!s->revisions.empty() && e.object.revision <= s->revisions.back()) s->ordered = false;
-      s->revisions.push_back(e.object.revision);
+      if (!s->revisions.empty() && e.revision() <= s->revisions.back()) s->ordered = false;
+      s->revisions.push_back(e.revision());
       s->from_send_ms.push_back(static_cast<double>(now - sent) / 1e6);
-      s->delivered.push_back(e.object.revision);
+      s->delivered.push_back(e.revision());
       s->delivered.push_back(now);
     };
     options.on_close = [s](const Error&) {

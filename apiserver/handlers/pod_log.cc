@@ -213,15 +213,15 @@ class LogFollowStream final : public http::ResponseStream,
   bool over() const { return budget_ && *budget_ <= 0; }
 
   void onEvent(const WatchEvent& event) {
-    const json& object = event.object.object;
-    if (metaString(object, "name") != name_) return;
+    if (event.key().name != name_) return;  // before parsing: most events are other pods'
+    const json& object = event.object();
     std::shared_ptr<http::StreamSink> sink;
     {
       std::lock_guard lock(mu_);
       sink = sink_;
     }
     if (!sink) return;
-    if (event.type == EventType::Deleted || metaString(object, "uid") != uid_) {
+    if (event.type() == EventType::Deleted || metaString(object, "uid") != uid_) {
       end();
       return;
     }

@@ -65,7 +65,9 @@ class WatchStream final : public http::ResponseStream,
       sink->finish();
       return;
     }
-    for (const auto& item : initial_) send(EventType::Added, item.object, item.revision);
+    for (const auto& item : initial_)
+      send(EventType::Added, item.revision, item.text,
+           [&item]() -> const json& { return item.object; });
     initial_.clear();
     WatchOptions options;
     options.resource = kind_.storageName();
@@ -74,7 +76,8 @@ class WatchStream final : public http::ResponseStream,
     std::weak_ptr<WatchStream> weak = weak_from_this();
     options.on_event = [weak](const WatchEvent& event) {
       if (auto self = weak.lock())
-        self->send(event.type, event.object.object, event.object.revision, event.text);
+        self->send(event.type(), event.revision(), event.text(),
+                   [&event]() -> const json& { return event.object(); });
     };
     options.on_close = [weak](const Error& error) {
       if (auto self = weak.lock()) self->closeWith(error);
@@ -125,8 +128,11 @@ class WatchStream final : public http::ResponseStream,
   }
 
  private:
-  // `text`: the object as dump() writes it, when the store had it (else empty).
-  void send(EventType type, const json& object, Revision revision, const std::string& text = {}) {
+  // `object` gives the object (a store event parses its text only when called); `text` is
+  // the object as dump() writes it, when the store had it (else empty). A stream without
+  // selectors that sends plain objects needs only the text.
+  template <typename ObjectOf>
+  void send(EventType type, Revision revision, const std::string& text, const ObjectOf& object) {
     std::shared_ptr<http::StreamSink> sink;
     {
       std::lock_guard lock(mu_);
@@ -135,19 +141,19 @@ class WatchStream final : public http::ResponseStream,
     if (!sink) return;
     last_revision_ = std::max<Revision>(last_revision_, revision);
     if (present_) {
-      auto edge = selectorEdge(type, object);
+      auto edge = selectorEdge(type, object());
       if (!edge) return;
       type = *edge;
-    } else if (!filter_.matches(object)) {
+    } else if (!filter_.empty() && !filter_.matches(object())) {
       return;
     }
     if (representation_ == Representation::Object) {
 #ifndef NDEBUG
-      TROUPE_CHECK(text.empty() || text == object.dump(),
+      TROUPE_CHECK(text.empty() || text == object().dump(),
                    "watch of {}: the event's text differs from its object at revision {}",
                    kind_.resource, revision);
 #endif
-      if (!sink->push(text.empty() ? objectLine(type, object, revision) : lineOf(type, text))) {
+      if (!sink->push(text.empty() ? objectLine(type, object(), revision) : lineOf(type, text))) {
         std::lock_guard lock(mu_);
         sink_.reset();
       }
@@ -156,12 +162,13 @@ class WatchStream final : public http::ResponseStream,
     json event_object;
     if (representation_ == Representation::Table) {
       json meta = {{"resourceVersion", std::to_string(revision)}};
-      event_object = makeTable(kind_, {object}, meta, context_.clock.now(), false, !sent_columns_);
+      event_object =
+          makeTable(kind_, {object()}, meta, context_.clock.now(), false, !sent_columns_);
       sent_columns_ = true;
     } else if (representation_ == Representation::PartialObjectMetadata) {
-      event_object = partialObjectMetadata(object);
+      event_object = partialObjectMetadata(object());
     } else {
-      event_object = object;
+      event_object = object();
     }
     std::string line = json({{"type", typeName(type)}, {"object", event_object}}).dump();
     line.push_back('\n');

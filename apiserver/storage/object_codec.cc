@@ -180,4 +180,9 @@ std::string stampRevisionText(std::string_view text, Revision revision) {
   return insertMember(text, *slot, version);
 }
 
+std::string revisionText(std::string_view text, Revision revision) {
+  auto spliced = stampRevisionText(text, revision);
+  return spliced.empty() ? decodeObject(text, revision).dump() : spliced;
+}
+
 }  // namespace troupe::apiserver

@@ -31,4 +31,8 @@ void stampRevision(nlohmann::json& object, Revision revision);
 // Empty when `text` is not in that form (the caller then dumps the parsed object).
 std::string stampRevisionText(std::string_view text, Revision revision);
 
+// stampRevisionText, or for text in another form the dump of decodeObject: the text of
+// the stamped object either way.
+std::string revisionText(std::string_view text, Revision revision);
+
 }  // namespace troupe::apiserver

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/check.h"
 #include "common/result.h"
 
 // The embedded API server's storage: a versioned key-value store of JSON objects with
@@ -46,13 +49,48 @@ struct StoredObject {
 
 enum class EventType { Added, Modified, Deleted };
 
-struct WatchEvent {
-  EventType type = EventType::Added;
-  // For Deleted: the object's last state, stamped with the deleting revision.
-  StoredObject object;
-  // object.object as nlohmann::json::dump() writes it, when the store has that text at
-  // hand (stampRevisionText); empty otherwise. Every watcher sends these bytes.
-  std::string text;
+// One write as a watch reports it. `text` is the object as nlohmann::json::dump() writes
+// it, resourceVersion included (for Deleted: its last state, stamped with the deleting
+// revision); every watch stream sends these bytes. The parsed object is made from the text
+// the first time a reader asks for it (a selector to match, a Table to render, a log to
+// follow), once, and shared by the event's copies: a stream that only forwards the bytes,
+// the common case, never parses. Holding text rather than a tree also keeps the store's
+// recent history small, and freeing an event cheap.
+class WatchEvent {
+ public:
+  WatchEvent(EventType type, ObjectKey key, Revision revision, std::string text)
+      : type_(type),
+        key_(std::move(key)),
+        revision_(revision),
+        text_(std::move(text)),
+        parsed_(std::make_shared<Parsed>()) {}
+
+  EventType type() const { return type_; }
+  const ObjectKey& key() const { return key_; }
+  Revision revision() const { return revision_; }
+  const std::string& text() const { return text_; }
+  // Parsed on first use, from any thread. Text that is not a JSON object stops loudly:
+  // the store wrote it, so that is a broken invariant, not bad input.
+  const nlohmann::json& object() const {
+    std::call_once(parsed_->once, [&] {
+      parsed_->object = nlohmann::json::parse(text_, nullptr, /*allow_exceptions=*/false);
+      TROUPE_CHECK(parsed_->object.is_object(),
+                   "the watch event of {} \"{}\" at revision {} holds no JSON object ({} bytes)",
+                   key_.resource, key_.name, revision_, text_.size());
+    });
+    return parsed_->object;
+  }
+
+ private:
+  struct Parsed {
+    std::once_flag once;
+    nlohmann::json object;
+  };
+  EventType type_;
+  ObjectKey key_;
+  Revision revision_;
+  std::string text_;
+  std::shared_ptr<Parsed> parsed_;
 };
 
 struct ListOptions {

@@ -111,8 +111,6 @@ struct WriteOp {
   ObjectKey key;
   std::string value;
   std::optional<Revision> expected;
-  // The caller's copy of the object for the watch event (creates and updates).
-  std::shared_ptr<nlohmann::json> event_object;
   Revision compact_to = 0;
   std::promise<Result<Applied>> done;
 };
@@ -367,8 +365,7 @@ struct SqliteObjectStore::Writer {
     if (!s) return s;
     revision = next;
     // The text is copied, not moved: the writing thread makes its answer from it too.
-    events.push_back(
-        CommittedEvent{eventTypeOf(event), key, next, std::move(op.event_object), op.value});
+    events.push_back(CommittedEvent{eventTypeOf(event), key, next, op.value});
     out = std::move(applied);
     return {};
   }
@@ -651,14 +648,11 @@ struct SqliteObjectStore::ReaderPool {
           return row.error();
         }
         if (!*row) break;
-        WatchEvent event;
-        event.type = eventTypeOf(stmt.columnInt(1));
-        event.object.revision = stmt.columnInt(0);
-        event.object.key =
-            ObjectKey{resource, std::string(stmt.columnText(2)), std::string(stmt.columnText(3))};
-        event.object.object = decodeObject(stmt.columnText(4), event.object.revision);
-        event.text = stampRevisionText(stmt.columnText(4), event.object.revision);
-        events.push_back(std::move(event));
+        const Revision revision = stmt.columnInt(0);
+        events.emplace_back(
+            eventTypeOf(stmt.columnInt(1)),
+            ObjectKey{resource, std::string(stmt.columnText(2)), std::string(stmt.columnText(3))},
+            revision, revisionText(stmt.columnText(4), revision));
       }
       stmt.reset();
       return events;
@@ -756,7 +750,6 @@ Result<StoredObject> SqliteObjectStore::create(const ObjectKey& key, nlohmann::j
   op->kind = OpKind::Create;
   op->key = key;
   op->value = std::move(*text);
-  op->event_object = std::make_shared<nlohmann::json>(object);
   auto applied = writer_->submit(op);
   if (!applied) return applied.error();
   stampRevision(object, applied->revision);
@@ -773,7 +766,6 @@ Result<StoredObject> SqliteObjectStore::update(const ObjectKey& key, nlohmann::j
   op->kind = OpKind::Update;
   op->key = key;
   op->value = std::move(*text);
-  op->event_object = std::make_shared<nlohmann::json>(object);
   op->expected = expected;
   auto applied = writer_->submit(op);
   if (!applied) return applied.error();

@@ -117,14 +117,14 @@ struct WatchHub::Core {
              std::vector<std::shared_ptr<Watcher>>& to_unregister) {
     std::lock_guard lock(w->mu);
     if (w->closed || w->close_error || w->cancelled) return;
-    if (event->object.revision <= w->after) return;
+    if (event->revision() <= w->after) return;
     if (w->queue.size() >= w->limit) {
       w->queue.clear();
       w->close_error = makeError(
           ErrorCode::TooManyRequests, "",
           fmt::format("watch of {} fell more than {} events behind at revision {}; watch again "
                       "from the last revision received",
-                      w->resource, w->limit, event->object.revision));
+                      w->resource, w->limit, event->revision()));
       to_unregister.push_back(w);
     } else {
       w->queue.push_back(event);
@@ -139,18 +139,9 @@ struct WatchHub::Core {
     std::vector<EventPtr> events;
     events.reserve(batch.size());
     for (auto& committed : batch) {
-      auto event = std::make_shared<WatchEvent>();
-      event->type = committed.type;
-      event->object.key = std::move(committed.key);
-      event->object.revision = committed.revision;
-      if (committed.object) {
-        event->object.object = std::move(*committed.object);
-        stampRevision(event->object.object, committed.revision);
-      } else {
-        event->object.object = decodeObject(committed.value, committed.revision);
-      }
-      event->text = stampRevisionText(committed.value, committed.revision);
-      events.push_back(std::move(event));
+      events.push_back(std::make_shared<const WatchEvent>(
+          committed.type, std::move(committed.key), committed.revision,
+          revisionText(committed.value, committed.revision)));
     }
     std::vector<std::shared_ptr<Watcher>> to_schedule;
     std::vector<std::shared_ptr<Watcher>> to_unregister;
@@ -158,14 +149,13 @@ struct WatchHub::Core {
       std::lock_guard lock(mu);
       if (closed) return;
       for (const auto& event : events) {
-        const ObjectKey& key = event->object.key;
-        TROUPE_CHECK(event->object.revision > published,
-                     "events published out of order: {} after {}", event->object.revision,
-                     published);
-        published = event->object.revision;
+        const ObjectKey& key = event->key();
+        TROUPE_CHECK(event->revision() > published, "events published out of order: {} after {}",
+                     event->revision(), published);
+        published = event->revision();
         ring.push_back(event);
         while (ring.size() > options.history_events) {
-          ring_base = ring.front()->object.revision;
+          ring_base = ring.front()->revision();
           ring.pop_front();
         }
         auto by_resource = index.find(key.resource);
@@ -336,7 +326,7 @@ Result<std::unique_ptr<Watch>> WatchHub::watch(WatchOptions options) {
       upto = core_->published;
     } else {
       for (const auto& event : core_->ring) {
-        if (event->object.revision > w->after && w->matches(event->object.key)) {
+        if (event->revision() > w->after && w->matches(event->key())) {
           w->queue.push_back(event);
         }
       }

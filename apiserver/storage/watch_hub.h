@@ -20,11 +20,12 @@
 //   writer --publish()--> inbox --fan-out thread--> per-watcher bounded queues
 //                                                  --delivery threads--> on_event
 //
-// publish() only appends to the inbox. The fan-out thread parses each event once, keeps
-// the most recent ones in a ring for cheap replays, and appends a shared pointer to the
-// queue of every matching watcher. Delivery threads drain ready watchers round-robin, a
-// bounded number of events per turn, so one slow callback holds one delivery thread for
-// one turn at most. A watcher whose queue passes the bound is closed with
+// publish() only appends to the inbox. The fan-out thread makes each event's text once
+// (the stored text with its resourceVersion; a reader that needs the object parses it,
+// once for all readers), keeps the most recent events in a ring for cheap replays, and
+// appends a shared pointer to the queue of every matching watcher. Delivery threads drain ready
+// watchers round-robin, a bounded number of events per turn, so one slow callback holds one
+// delivery thread for one turn at most. A watcher whose queue passes the bound is closed with
 // ErrorCode::TooManyRequests; its client re-watches from the last revision it received.
 namespace troupe::apiserver {
 
@@ -36,15 +37,15 @@ struct CommittedEvent {
   EventType type = EventType::Added;
   ObjectKey key;
   Revision revision = 0;
-  std::shared_ptr<nlohmann::json> object;  // may be null: then `value` is parsed
-  std::string value;                       // the stored text (encodeObject)
+  std::string value;  // the stored text (encodeObject)
 };
 
 struct WatchHubOptions {
   // A watcher with more undelivered events than this is closed (TooManyRequests).
   std::size_t max_pending_events = 10000;
-  // Recent events kept parsed in memory; watches from a revision inside this window
-  // replay from memory, older ones from the log.
+  // Recent events kept in memory (their text, and the parsed object once a reader asked
+  // for it); watches from a revision inside this window replay from memory, older ones
+  // from the log.
   std::size_t history_events = 2048;
   // Threads that run watcher callbacks.
   std::size_t delivery_threads = 4;

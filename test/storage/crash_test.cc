@@ -168,7 +168,7 @@ TEST_CASE("a SIGKILL at any moment loses no acknowledged write and half-applies 
     REQUIRE(watch.ok());
     REQUIRE(history.waitFor(static_cast<std::size_t>(current - from)));
     std::map<Revision, WatchEvent> by_revision;
-    for (auto& e : history.events()) by_revision.emplace(e.object.revision, e);
+    for (auto& e : history.events()) by_revision.emplace(e.revision(), e);
     watch.value().reset();
 
     // Every revision after `from` is one write of this round: no gap, no stray.
@@ -192,19 +192,19 @@ TEST_CASE("a SIGKILL at any moment loses no acknowledged write and half-applies 
       auto it = by_revision.find(ack.revision);
       REQUIRE(it != by_revision.end());
       const WatchEvent& e = it->second;
-      CHECK(e.object.key == ObjectKey{kCrashResource, ack.ns, ack.name});
+      CHECK(e.key() == ObjectKey{kCrashResource, ack.ns, ack.name});
       EventType want_type = ack.op == 'C'   ? EventType::Added
                             : ack.op == 'U' ? EventType::Modified
                                             : EventType::Deleted;
-      CHECK(e.type == want_type);
-      CHECK(contentHash(e.object.object) == ack.hash);
+      CHECK(e.type() == want_type);
+      CHECK(contentHash(e.object()) == ack.hash);
     }
     // Writes committed but never acknowledged, by writer thread ("t<thread>-k<n>"): at
     // most the one each thread had in flight when the kill came.
     std::map<std::string, int> unacked_by_thread;
     auto threadOf = [](const std::string& name) { return name.substr(0, name.find('-')); };
     for (auto& [r, e] : by_revision) {
-      if (!acked.count(r)) ++unacked_by_thread[threadOf(e.object.key.name)];
+      if (!acked.count(r)) ++unacked_by_thread[threadOf(e.key().name)];
     }
     for (auto& [name, ack] : last_ack) {
       if (ack->revision > from) continue;
@@ -232,10 +232,10 @@ TEST_CASE("a SIGKILL at any moment loses no acknowledged write and half-applies 
     std::map<std::string, std::uint64_t> want_live;
     for (auto& [name, state] : at_from) want_live[name] = state.second;
     for (auto& [r, e] : by_revision) {
-      if (e.type == EventType::Deleted) {
-        want_live.erase(e.object.key.name);
+      if (e.type() == EventType::Deleted) {
+        want_live.erase(e.key().name);
       } else {
-        want_live[e.object.key.name] = contentHash(e.object.object);
+        want_live[e.key().name] = contentHash(e.object());
       }
     }
     auto listed = store->list(ListOptions{.resource = kCrashResource, .ns = ns});

@@ -50,7 +50,7 @@ class EventCollector {
   std::vector<Revision> revisions() const {
     std::lock_guard lock(mu_);
     std::vector<Revision> out;
-    for (auto& e : events_) out.push_back(e.object.revision);
+    for (auto& e : events_) out.push_back(e.revision());
     return out;
   }
   std::size_t size() const {

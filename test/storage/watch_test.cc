@@ -49,13 +49,13 @@ TEST_CASE("a watch delivers creates, updates and deletes in order, for its resou
   REQUIRE(nodes.waitFor(1));
   auto events = in_a.events();
   REQUIRE(events.size() == 3);
-  CHECK(events[0].type == EventType::Added);
-  CHECK(events[1].type == EventType::Modified);
-  CHECK(events[1].object.object["spec"]["value"] == 2);
-  CHECK(events[2].type == EventType::Deleted);
+  CHECK(events[0].type() == EventType::Added);
+  CHECK(events[1].type() == EventType::Modified);
+  CHECK(events[1].object()["spec"]["value"] == 2);
+  CHECK(events[2].type() == EventType::Deleted);
   // The deleted object's last state, stamped with the deleting revision.
-  CHECK(events[2].object.object["spec"]["value"] == 2);
-  CHECK(events[2].object.object["metadata"]["resourceVersion"] == "4");
+  CHECK(events[2].object()["spec"]["value"] == 2);
+  CHECK(events[2].object()["metadata"]["resourceVersion"] == "4");
   CHECK(in_a.revisions() == std::vector<Revision>{1, 3, 4});
   CHECK(everywhere.revisions() == std::vector<Revision>{1, 2, 3, 4});
   CHECK(nodes.revisions() == std::vector<Revision>{5});
@@ -89,7 +89,7 @@ TEST_CASE("a watch from a past revision replays history, then continues live", "
       REQUIRE(odd.waitFor(5));
       // odd revisions after 4: 5, 7, 9 from history; 11, 13 live.
       CHECK(odd.revisions() == std::vector<Revision>{5, 7, 9, 11, 13});
-      CHECK(odd.events()[0].object.object["metadata"]["resourceVersion"] == "5");
+      CHECK(odd.events()[0].object()["metadata"]["resourceVersion"] == "5");
     }
   }
 }
@@ -110,7 +110,7 @@ TEST_CASE("a watch resumes from a revision after the store restarts", "[storage]
   REQUIRE(store->create(podKey("ns", "p8"), pod("ns", "p8")).ok());  // 8
   REQUIRE(collector.waitFor(5));
   CHECK(collector.revisions() == std::vector<Revision>{4, 5, 6, 7, 8});
-  CHECK(collector.events()[3].type == EventType::Deleted);
+  CHECK(collector.events()[3].type() == EventType::Deleted);
 }
 
 TEST_CASE("a watch from revision 0 starts from now", "[storage][watch]") {
@@ -191,7 +191,7 @@ TEST_CASE("watches started during writes see every event once, with no gap at th
     REQUIRE(history.waitFor(static_cast<std::size_t>(last - 1)));
     return history.events();
   }();
-  for (auto& e : listed_history) ns_of[e.object.revision] = e.object.key.ns;
+  for (auto& e : listed_history) ns_of[e.revision()] = e.key().ns;
 
   INFO("watches started: " << watches.size());
   REQUIRE(watches.size() > 10);
@@ -256,8 +256,8 @@ TEST_CASE("two thousand watchers across resources and namespaces each get exactl
     CHECK(std::is_sorted(revisions.begin(), revisions.end()));
     CHECK(revisions.size() == (ns.empty() ? 30u : 3u));
     for (auto& e : c.events()) {
-      CHECK(e.object.key.resource == resource);
-      if (!ns.empty()) CHECK(e.object.key.ns == ns);
+      CHECK(e.key().resource == resource);
+      if (!ns.empty()) CHECK(e.key().ns == ns);
     }
   }
   watches.clear();
@@ -287,7 +287,7 @@ TEST_CASE("a slow watcher is closed when it falls behind, without holding back t
   slow_options.on_event = [&](const WatchEvent& e) {
     std::unique_lock lock(slow_mu);
     slow_cv.wait(lock, [&] { return released; });
-    slow_seen.push_back(e.object.revision);
+    slow_seen.push_back(e.revision());
   };
   slow_options.on_close = [&](const Error& error) {
     std::lock_guard lock(slow_mu);

@@ -35,7 +35,7 @@ MemoryObjectStore::~MemoryObjectStore() = default;
 void MemoryObjectStore::publish(WatchEvent event) {
   history_.push_back(event);
   for (auto& w : watchers_)
-    if (w->active && selects(w->options, event.object.key)) w->options.on_event(event);
+    if (w->active && selects(w->options, event.key())) w->options.on_event(event);
 }
 
 Result<StoredObject> MemoryObjectStore::create(const ObjectKey& key, nlohmann::json object) {
@@ -45,7 +45,7 @@ Result<StoredObject> MemoryObjectStore::create(const ObjectKey& key, nlohmann::j
   object["metadata"]["resourceVersion"] = std::to_string(revision_);
   StoredObject stored{key, revision_, std::move(object)};
   objects_[key] = stored;
-  publish({EventType::Added, stored});
+  publish(WatchEvent(EventType::Added, key, revision_, stored.object.dump()));
   return stored;
 }
 
@@ -59,7 +59,7 @@ Result<StoredObject> MemoryObjectStore::update(const ObjectKey& key, nlohmann::j
   ++revision_;
   object["metadata"]["resourceVersion"] = std::to_string(revision_);
   it->second = StoredObject{key, revision_, std::move(object)};
-  publish({EventType::Modified, it->second});
+  publish(WatchEvent(EventType::Modified, key, revision_, it->second.object.dump()));
   return it->second;
 }
 
@@ -75,7 +75,7 @@ Result<StoredObject> MemoryObjectStore::remove(const ObjectKey& key,
   last.revision = revision_;
   last.object["metadata"]["resourceVersion"] = std::to_string(revision_);
   objects_.erase(it);
-  publish({EventType::Deleted, last});
+  publish(WatchEvent(EventType::Deleted, key, revision_, last.object.dump()));
   return last;
 }
 
@@ -101,8 +101,8 @@ Result<apiserver::ListResult> MemoryObjectStore::list(const apiserver::ListOptio
     std::map<ObjectKey, const apiserver::WatchEvent*> last_before;  // the newest event <= R
     std::map<ObjectKey, const apiserver::WatchEvent*> first_after;  // the oldest event > R
     for (const auto& event : history_) {
-      const auto& key = event.object.key;
-      if (event.object.revision <= options.at_revision) {
+      const auto& key = event.key();
+      if (event.revision() <= options.at_revision) {
         last_before[key] = &event;
       } else if (!first_after.contains(key)) {
         first_after[key] = &event;
@@ -110,9 +110,9 @@ Result<apiserver::ListResult> MemoryObjectStore::list(const apiserver::ListOptio
     }
     for (const auto& [key, after] : first_after) {
       auto before = last_before.find(key);
-      if (before != last_before.end() && before->second->type != apiserver::EventType::Deleted) {
-        rewound[key] = before->second->object;
-      } else if (before != last_before.end() || after->type == apiserver::EventType::Added) {
+      if (before != last_before.end() && before->second->type() != apiserver::EventType::Deleted) {
+        rewound[key] = StoredObject{key, before->second->revision(), before->second->object()};
+      } else if (before != last_before.end() || after->type() == apiserver::EventType::Added) {
         rewound.erase(key);  // deleted at R, or created after it
       } else {
         return makeError(ErrorCode::Gone, "", "the history before this revision is compacted");
@@ -144,7 +144,7 @@ Result<std::unique_ptr<apiserver::Watch>> MemoryObjectStore::watch(
   Revision from =
       watcher->options.after_revision == 0 ? revision_ : watcher->options.after_revision;
   for (const auto& event : history_)
-    if (event.object.revision > from && selects(watcher->options, event.object.key))
+    if (event.revision() > from && selects(watcher->options, event.key()))
       watcher->options.on_event(event);
   watchers_.push_back(watcher);
   return std::unique_ptr<apiserver::Watch>(std::make_unique<MemoryWatch>(mu_, watcher));
@@ -163,7 +163,7 @@ Revision MemoryObjectStore::compactedRevision() const {
 void MemoryObjectStore::compact(Revision revision) {
   std::lock_guard lock(mu_);
   compacted_ = revision;
-  std::erase_if(history_, [&](const WatchEvent& e) { return e.object.revision <= revision; });
+  std::erase_if(history_, [&](const WatchEvent& e) { return e.revision() <= revision; });
 }
 
 }  // namespace troupe::testing
