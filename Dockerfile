@@ -21,6 +21,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ca-certificates libfmt9 libspdlog1.10 libyaml-cpp0.7 libsqlite3-0 libssl3 libjemalloc2 \
+      libsimdjson14 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/troupe /usr/local/bin/troupe
 # Fail the build, not the first pod, when a library is missing.

@@ -2,6 +2,7 @@
 find_package(Threads REQUIRED)
 find_package(Boost 1.74 REQUIRED)            # Asio, Beast, Graph: header-only here
 find_package(nlohmann_json 3.11 REQUIRED)
+find_package(simdjson 3 REQUIRED)             # the fast path of parseJson (common/)
 find_package(yaml-cpp REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(fmt REQUIRED)

@@ -1,4 +1,5 @@
 #include "kube/rest_kube_client.h"
+#include "common/json_parse.h"
 
 #include <fmt/format.h>
 
@@ -76,7 +77,7 @@ ApiError protocolError(std::string message) {
 }
 
 ApiResult<nlohmann::json> decodeBody(const HttpResponse& response, const std::string& what) {
-  auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  auto body = parseJson(response.body);
   if (body.is_discarded()) {
     return protocolError(fmt::format("{}: the answer ({} bytes, Content-Type \"{}\") is not JSON",
                                      what, response.body.size(), response.header("Content-Type")));
@@ -304,7 +305,7 @@ ApiResult<void> RestKubeClient::watch(const ResourceType& type, const std::strin
     for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       std::string_view line(pending.data() + start, nl - start);
       if (line.empty() || broken) continue;
-      auto frame = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      auto frame = parseJson(line);
       std::optional<WatchEventType> event_type;
       if (frame.is_object() && frame.contains("type") && frame["type"].is_string()) {
         event_type = parseEventType(frame["type"].get<std::string>());

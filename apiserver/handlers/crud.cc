@@ -1,4 +1,5 @@
 #include "apiserver/handlers/crud.h"
+#include "common/json_parse.h"
 
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/patch.h"
@@ -104,7 +105,7 @@ http::Response objectResponse(ApiContext& context, const RestRequest& request, i
 
 ApiResult<json> parseBody(const RestRequest& request) {
   const std::string& body = request.http.body;
-  auto parsed = json::parse(body, nullptr, false);
+  auto parsed = parseJson(body);
   if (!parsed.is_discarded()) return parsed;
   std::string type = request.http.header("content-type");
   if (type.find("yaml") != std::string::npos) {

@@ -1,4 +1,5 @@
 #include "apiserver/storage/object_codec.h"
+#include "common/json_parse.h"
 
 #include <fmt/format.h>
 
@@ -25,7 +26,7 @@ Result<std::string> encodeObject(nlohmann::json& object) {
 }
 
 nlohmann::json decodeObject(std::string_view text, Revision revision) {
-  auto object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto object = parseJson(text);
   TROUPE_CHECK(object.is_object(), "stored object at revision {} is not a JSON object: {:.80}",
                revision, text);
   stampRevision(object, revision);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/json_parse.h"
 #include "common/result.h"
 
 // The embedded API server's storage: a versioned key-value store of JSON objects with
@@ -73,7 +74,7 @@ class WatchEvent {
   // the store wrote it, so that is a broken invariant, not bad input.
   const nlohmann::json& object() const {
     std::call_once(parsed_->once, [&] {
-      parsed_->object = nlohmann::json::parse(text_, nullptr, /*allow_exceptions=*/false);
+      parsed_->object = parseJson(text_);
       TROUPE_CHECK(parsed_->object.is_object(),
                    "the watch event of {} \"{}\" at revision {} holds no JSON object ({} bytes)",
                    key_.resource, key_.name, revision_, text_.size());
