@@ -1,8 +1,12 @@
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "test/helm/chart_files.h"
+#include "test/support/command.h"
 
 namespace troupe::helm_test {
 namespace {
@@ -52,6 +56,45 @@ TEST_CASE(
   // The state directory exists, owned by that user, where the chart mounts the state volume.
   CHECK(has(lines, "install -d -o " + uid + " -g " + uid + " " +
                        values["operator"]["stateDir"].as<std::string>()));
+}
+
+// The Debian package that installed `path`, without its architecture ("libfmt9"), or "".
+std::string packageOf(const std::string& path) {
+  // Debian's /lib is a link to /usr/lib; dpkg knows each file by one of the two names.
+  for (const std::string& candidate : {path, "/usr" + path}) {
+    auto found = testing::runCommand("dpkg -S '" + candidate + "' 2>/dev/null", false);
+    if (found.exit_code != 0) continue;
+    auto package = found.output.substr(0, found.output.find(':'));
+    if (!package.empty()) return package;
+  }
+  return "";
+}
+
+TEST_CASE("the runtime stage installs the package of every shared library troupe links",
+          "[helm][dockerfile]") {
+  // The base image brings the C and C++ runtimes.
+  const std::set<std::string> base = {"libc6", "libstdc++6", "libgcc-s1"};
+  std::string runtime_packages;
+  for (const auto& line : instructions())
+    if (line.find("apt-get install") != std::string::npos) runtime_packages = line;
+  REQUIRE(!runtime_packages.empty());
+
+  auto linked = testing::runCommand("ldd '" TROUPE_BINARY_DIR "/operator/troupe'", false);
+  REQUIRE(linked.exit_code == 0);
+  std::istringstream lines(linked.output);
+  std::size_t libraries = 0;
+  for (std::string line; std::getline(lines, line);) {
+    auto arrow = line.find("=> /");
+    if (arrow == std::string::npos) continue;
+    auto path = line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3);
+    auto package = packageOf(path);
+    INFO(path << " from " << package);
+    REQUIRE(!package.empty());
+    ++libraries;
+    if (base.contains(package)) continue;
+    CHECK(runtime_packages.find(" " + package + " ") != std::string::npos);
+  }
+  CHECK(libraries >= 5);
 }
 
 }  // namespace
