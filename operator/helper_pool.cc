@@ -38,7 +38,7 @@ void HelperPool::run(Batch& batch, std::size_t helpers) {
   // counts itself in under the lock before it takes an index, so none can start after.
   std::unique_lock lock(mu_);
   std::erase(offers_, &batch);
-  batch_left_.wait(lock, [&] { return batch.active == 0; });
+  batch.left.wait(lock, [&] { return batch.active == 0; });
 }
 
 void HelperPool::loop() {
@@ -53,7 +53,9 @@ void HelperPool::loop() {
     lock.unlock();
     batch->work();
     lock.lock();
-    if (--batch->active == 0) batch_left_.notify_all();
+    // Notified under the lock: once it is released the caller may return and the batch,
+    // on its stack, be gone.
+    if (--batch->active == 0) batch->left.notify_one();
   }
 }
 

@@ -48,6 +48,10 @@ class HelperPool {
     std::function<void(std::size_t)> fn;
     std::atomic<std::size_t> next{0};
     std::size_t active = 0;  // pool threads working on it (under mu_)
+    // Its caller waits here for `active` to reach 0. One per batch: with one for the pool,
+    // every batch's end woke every caller waiting on any batch (the eight reconcile workers
+    // and the scheduling thread), and all but one went back to sleep.
+    std::condition_variable left;
     void work() {
       for (std::size_t i = next++; i < n; i = next++) fn(i);
     }
@@ -58,7 +62,6 @@ class HelperPool {
 
   std::mutex mu_;
   std::condition_variable work_ready_;
-  std::condition_variable batch_left_;
   std::deque<Batch*> offers_;  // one entry per pool thread a batch may still take
   bool stopping_ = false;
   std::string name_;
