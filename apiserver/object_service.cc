@@ -476,6 +476,12 @@ ApiResult<StoredObject> ObjectService::mutate(const ResourceKind& kind, const st
     }
     auto next = change(current->object);
     if (!next) return next.error();
+    // As the real server: the patched object's resourceVersion is the one the write
+    // expects, and a patch that sets one asks for optimistic concurrency.
+    if (const auto expected = metaString(next.value(), "resourceVersion");
+        !expected.empty() && expected != std::to_string(current->revision)) {
+      return staleConflict(kind, name);
+    }
     auto result =
         commitUpdate(kind, current.value(), std::move(next.value()), subresource, dry_run);
     if (!result && result.error().code == 409 &&

@@ -61,7 +61,9 @@ class ObjectService {
                                  Subresource subresource, bool dry_run);
   // Read-modify-write with retries on a concurrent write: `change` gets the current
   // object and returns the new one (a patch). `create_if_missing` lets server-side
-  // apply create: `change` then receives null.
+  // apply create: `change` then receives null. A resourceVersion the change leaves in
+  // the object other than the current one (a patch that names the version it was made
+  // from) is a precondition: 409 Conflict once it is stale, with no retry.
   using Change = std::function<ApiResult<nlohmann::json>(const nlohmann::json& current)>;
   ApiResult<StoredObject> mutate(const ResourceKind& kind, const std::string& ns,
                                  const std::string& name, const Change& change,

@@ -167,6 +167,54 @@ TEST_CASE("create, conflict, not found and patch follow the recorded shapes", "[
   CHECK(json::parse(huge.body)["message"] == "Request entity too large: limit is 65536");
 }
 
+TEST_CASE("a patch that names a stale resourceVersion conflicts and changes nothing",
+          "[apiserver][crud]") {
+  InProcessServer server;
+  createFixturesNamespace(server);
+  auto created = server.send("POST", kJobs, llama("llama-rv"));
+  REQUIRE(created.status == 201);
+  const std::string url = std::string(kJobs) + "/llama-rv";
+  const std::string first = json::parse(created.body)["metadata"]["resourceVersion"];
+
+  // The current version: the patch applies.
+  auto current = server.send(
+      "PATCH", url, R"({"metadata":{"resourceVersion":")" + first + R"("},"spec":{"replicas":6}})",
+      "application/merge-patch+json");
+  REQUIRE(current.status == 200);
+  const auto after = json::parse(current.body);
+  CHECK(after["spec"]["replicas"] == 6);
+  CHECK(after["metadata"]["resourceVersion"] != first);
+
+  // The version it was made from is gone: 409, the recorded answer to a stale write.
+  auto want = json::parse(fixture("err-409-conflict.json"));
+  std::string message = want["message"];
+  message.replace(message.find("llama-a"), 7, "llama-rv");
+  want["message"] = message;
+  want["details"]["name"] = "llama-rv";
+  const std::vector<std::pair<std::string, std::string>> stale_patches = {
+      {"application/merge-patch+json",
+       R"({"metadata":{"resourceVersion":")" + first + R"("},"spec":{"replicas":9}})"},
+      {"application/json-patch+json",
+       R"([{"op":"replace","path":"/metadata/resourceVersion","value":")" + first +
+           R"("},{"op":"replace","path":"/spec/replicas","value":9}])"}};
+  for (const auto& [type, body] : stale_patches) {
+    INFO(type);
+    auto refused = server.send("PATCH", url, body, type);
+    CHECK(refused.status == 409);
+    CHECK(json::parse(refused.body) == want);
+  }
+  auto status_refused =
+      server.send("PATCH", url + "/status",
+                  R"({"metadata":{"resourceVersion":")" + first + R"("},"status":{"phase":"X"}})",
+                  "application/merge-patch+json");
+  CHECK(status_refused.status == 409);
+
+  auto unchanged = json::parse(server.get(url).body);
+  CHECK(unchanged["spec"]["replicas"] == 6);
+  CHECK(unchanged["metadata"]["resourceVersion"] == after["metadata"]["resourceVersion"]);
+  CHECK_FALSE((unchanged.contains("status") && unchanged["status"].contains("phase")));
+}
+
 TEST_CASE("a body far over the limit still gets its 413 while the client is sending",
           "[apiserver][crud]") {
   // The server answers once it reads the Content-Length, with megabytes still on the way:
