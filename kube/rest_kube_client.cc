@@ -1,11 +1,11 @@
 #include "kube/rest_kube_client.h"
-#include "common/json_parse.h"
 
 #include <fmt/format.h>
 
 #include <random>
 #include <thread>
 
+#include "common/json_parse.h"
 #include "kube/http_transport.h"
 
 #ifndef TROUPE_VERSION

@@ -1,5 +1,4 @@
 #include "apiserver/handlers/crud.h"
-#include "common/json_parse.h"
 
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/patch.h"
@@ -8,6 +7,7 @@
 #include "apiserver/yaml_json.h"
 #include "common/check.h"
 #include "common/json_member.h"
+#include "common/json_parse.h"
 
 namespace troupe::apiserver {
 

@@ -1,11 +1,11 @@
 #include "apiserver/storage/object_codec.h"
-#include "common/json_parse.h"
 
 #include <fmt/format.h>
 
 #include <optional>
 
 #include "common/check.h"
+#include "common/json_parse.h"
 
 namespace troupe::apiserver {
 
