@@ -57,12 +57,8 @@ json toJson(dom::element element) {
 // hundreds of MB behind on that thread.
 constexpr std::size_t kReusedParserLimit = 1 << 20;
 
-}  // namespace
-
-json parseJson(std::string_view text) {
-  thread_local dom::parser reused;
-  dom::parser one_off;
-  dom::parser& parser = text.size() <= kReusedParserLimit ? reused : one_off;
+// The tree of `text` read by `parser`, or nlohmann's answer where simdjson refuses it.
+json parseWith(dom::parser& parser, std::string_view text) {
   dom::element root;
   // realloc_if_needed: simdjson reads up to 64 bytes past the end, so it copies the text
   // into a padded buffer (a memcpy of a few KB, cheap beside the parse).
@@ -71,6 +67,17 @@ json parseJson(std::string_view text) {
     return json::parse(text, nullptr, /*allow_exceptions=*/false);
   }
   return toJson(root);
+}
+
+}  // namespace
+
+json parseJson(std::string_view text) {
+  if (text.size() > kReusedParserLimit) {
+    dom::parser one_off;
+    return parseWith(one_off, text);
+  }
+  thread_local dom::parser reused;
+  return parseWith(reused, text);
 }
 
 }  // namespace troupe
