@@ -66,12 +66,4 @@ std::string checkDnsSubdomain(const std::string& name) {
   return "";
 }
 
-std::string metaString(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto it = meta->find(key);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 }  // namespace troupe::apiserver

@@ -18,7 +18,4 @@ std::string randomSuffix();
 // Empty when `name` is a valid DNS-1123 subdomain; otherwise the reason.
 std::string checkDnsSubdomain(const std::string& name);
 
-// Reads a string at metadata.<key>, or "".
-std::string metaString(const nlohmann::json& object, const char* key);
-
 }  // namespace troupe::apiserver

@@ -18,6 +18,7 @@
 #include "apiserver/tls/self_signed_certificate.h"
 #include "apiserver/yaml_json.h"
 #include "common/check.h"
+#include "common/json_member.h"
 #include "common/log.h"
 
 namespace troupe::apiserver {

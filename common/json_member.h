@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <string_view>
 
 // Reading a member of a JSON object in place. nlohmann's value(key, json::object())
@@ -25,6 +26,13 @@ inline const nlohmann::json& arrayMember(const nlohmann::json& object, std::stri
   if (!object.is_object()) return kEmpty;
   auto it = object.find(key);
   return it != object.end() && it->is_array() ? *it : kEmpty;
+}
+
+// metadata.<key> of an API object when it is a string, else "".
+inline std::string metaString(const nlohmann::json& object, std::string_view key) {
+  const nlohmann::json& meta = objectMember(object, "metadata");
+  auto it = meta.find(key);
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace troupe

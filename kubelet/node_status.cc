@@ -12,10 +12,6 @@ using json = nlohmann::json;
 
 constexpr const char* kKubeletVersion = "v1.28.0-troupe-sim";
 
-std::string nameOf(const json& object) {
-  return objectMember(object, "metadata").value("name", "");
-}
-
 const json* readyCondition(const json& node) {
   auto status = node.find("status");
   if (status == node.end() || !status->is_object()) return nullptr;
@@ -108,9 +104,9 @@ std::optional<json> nodeStatusUpdate(const json& node, Time now, bool heartbeat_
     for (const auto& w : wanted) ours = ours || old.value("type", "") == w.type;
     if (!ours) conditions.push_back(old);
   }
-  std::string ip = hostIpFor(nameOf(node));
+  std::string ip = hostIpFor(metaString(node, "name"));
   json addresses = json::array({{{"type", "InternalIP"}, {"address", ip}},
-                                {{"type", "Hostname"}, {"address", nameOf(node)}}});
+                                {{"type", "Hostname"}, {"address", metaString(node, "name")}}});
   if (status.value("addresses", json::array()) != addresses) changed = true;
   if (!status.contains("nodeInfo")) changed = true;
   if (!changed && !heartbeat_due) return std::nullopt;
@@ -130,7 +126,7 @@ std::optional<json> nodeStatusUpdate(const json& node, Time now, bool heartbeat_
 }
 
 json nodeLease(const json& node, Time now) {
-  std::string name = nameOf(node);
+  std::string name = metaString(node, "name");
   json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                 {"kind", "Lease"},
                 {"metadata", {{"name", name}, {"namespace", std::string(kNodeLeaseNamespace)}}},

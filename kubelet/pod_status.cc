@@ -36,8 +36,6 @@ std::string hex64(const std::string& text) {
   return out;
 }
 
-std::string podName(const json& pod) { return objectMember(pod, "metadata").value("name", ""); }
-std::string podUid(const json& pod) { return objectMember(pod, "metadata").value("uid", ""); }
 std::string nodeName(const json& pod) { return objectMember(pod, "spec").value("nodeName", ""); }
 
 // Sets condition `type` in `status.conditions`, keeping lastTransitionTime when the status
@@ -90,7 +88,7 @@ json baseStatus(const json& pod, const std::string& now) {
   for (const auto& c : conditions) scheduled = scheduled || c.value("type", "") == "PodScheduled";
   if (!scheduled) setCondition(conditions, "PodScheduled", "True", "", now);
   std::string host_ip = hostIpFor(nodeName(pod));
-  std::string pod_ip = podIpFor(nodeName(pod), podUid(pod));
+  std::string pod_ip = podIpFor(nodeName(pod), metaString(pod, "uid"));
   status["hostIP"] = host_ip;
   status["hostIPs"] = json::array({{{"ip", host_ip}}});
   status["podIP"] = pod_ip;
@@ -100,7 +98,7 @@ json baseStatus(const json& pod, const std::string& now) {
 }
 
 std::string containerId(const json& pod, const std::string& container) {
-  return "containerd://" + hex64(podUid(pod) + "/" + container);
+  return "containerd://" + hex64(metaString(pod, "uid") + "/" + container);
 }
 
 std::string imageId(const std::string& image) {
@@ -236,8 +234,8 @@ json exitedStatus(const json& pod, int exit_code, Time finished) {
 }
 
 json nodeLostStatus(const json& pod, Time now) {
-  std::string message =
-      fmt::format("Node {} which was running pod {} is unresponsive", nodeName(pod), podName(pod));
+  std::string message = fmt::format("Node {} which was running pod {} is unresponsive",
+                                    nodeName(pod), metaString(pod, "name"));
   return terminatedStatus(pod, "Failed", "NodeLost", message, 137, "ContainerStatusUnknown",
                           "The container could not be located when the pod was terminated", now);
 }

@@ -16,13 +16,6 @@ namespace res = kube::resources;
 constexpr std::string_view kPodPrefix = "pod/";
 constexpr std::string_view kNodePrefix = "node/";
 
-std::string nameOf(const json& object) {
-  return objectMember(object, "metadata").value("name", "");
-}
-std::string nsOf(const json& object) {
-  return objectMember(object, "metadata").value("namespace", "");
-}
-std::string uidOf(const json& object) { return objectMember(object, "metadata").value("uid", ""); }
 std::string nodeNameOf(const json& pod) { return objectMember(pod, "spec").value("nodeName", ""); }
 
 kube::WriteOptions writeOptions() {
@@ -62,11 +55,11 @@ SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOpt
                      .on_delete =
                          [this](const kube::ObjectPtr& pod) {
                            std::lock_guard lock(mu_);
-                           pods_memory_.erase(uidOf(*pod));
+                           pods_memory_.erase(metaString(*pod, "uid"));
                          }});
   nodes_.addHandlers({.on_add =
                           [this](const kube::ObjectPtr& node) {
-                            std::string name = nameOf(*node);
+                            std::string name = metaString(*node, "name");
                             {
                               std::lock_guard lock(mu_);
                               deleted_nodes_.erase(name);
@@ -76,13 +69,13 @@ SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOpt
                           },
                       .on_update =
                           [this](const kube::ObjectPtr& old_node, const kube::ObjectPtr& node) {
-                            std::string name = nameOf(*node);
+                            std::string name = metaString(*node, "name");
                             queue_.add(std::string(kNodePrefix) + name);
                             if (podsCare(*old_node, *node)) queuePodsOf(name);
                           },
                       .on_delete =
                           [this](const kube::ObjectPtr& node) {
-                            std::string name = nameOf(*node);
+                            std::string name = metaString(*node, "name");
                             {
                               std::lock_guard lock(mu_);
                               deleted_nodes_.insert(name);
@@ -172,7 +165,7 @@ NodeHealth SimulatedCluster::healthOf(const std::string& node_name) const {
 
 PodMemory SimulatedCluster::memoryOf(const json& pod, Time now) {
   std::lock_guard lock(mu_);
-  auto [it, inserted] = pods_memory_.try_emplace(uidOf(pod));
+  auto [it, inserted] = pods_memory_.try_emplace(metaString(pod, "uid"));
   if (inserted) it->second.first_seen_bound = now;
   return it->second;
 }
@@ -184,8 +177,8 @@ bool SimulatedCluster::processPod(const std::string& key) {
   for (int attempt = 0; attempt < options_.conflict_attempts; ++attempt) {
     const json& pod = *cached;
     Time now = clock_.now();
-    std::string name = nameOf(pod);
-    kube::ObjectRef ref{res::kPods, nsOf(pod), name, ""};
+    std::string name = metaString(pod, "name");
+    kube::ObjectRef ref{res::kPods, metaString(pod, "namespace"), name, ""};
     PodDecision decision =
         decidePod(pod, healthOf(nodeNameOf(pod)),
                   nodeNameOf(pod).empty() ? PodMemory{} : memoryOf(pod, now), now, options_.speed);
@@ -197,7 +190,7 @@ bool SimulatedCluster::processPod(const std::string& key) {
       case PodAction::Remove: {
         kube::DeleteOptions options;
         options.grace_period_seconds = 0;
-        options.precondition_uid = uidOf(pod);
+        options.precondition_uid = metaString(pod, "uid");
         auto removed = client_.remove(ref, options);
         if (removed || removed.error().isNotFound()) {
           std::lock_guard lock(mu_);
@@ -232,7 +225,7 @@ bool SimulatedCluster::processPod(const std::string& key) {
           switch (decision.action) {
             case PodAction::Start:
               ++stats_.started;
-              pods_memory_[uidOf(pod)].started = now;
+              pods_memory_[metaString(pod, "uid")].started = now;
               break;
             case PodAction::Exit: ++stats_.exited; break;
             case PodAction::FailNodeLost: ++stats_.node_lost; break;
@@ -315,7 +308,7 @@ bool SimulatedCluster::processNode(const std::string& name) {
 }
 
 bool SimulatedCluster::renewLease(const json& node, Time now) {
-  std::string name = nameOf(node);
+  std::string name = metaString(node, "name");
   bool namespace_ready = false;
   {
     std::lock_guard lock(mu_);

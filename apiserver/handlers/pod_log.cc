@@ -7,6 +7,7 @@
 
 #include "apiserver/handlers/container_log.h"
 #include "apiserver/object_meta.h"
+#include "common/json_member.h"
 
 namespace troupe::apiserver {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "apiserver/object_meta.h"
+#include "common/json_member.h"
 
 namespace troupe::apiserver {
 

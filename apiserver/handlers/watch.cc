@@ -9,6 +9,7 @@
 #include "apiserver/handlers/table.h"
 #include "apiserver/object_meta.h"
 #include "common/check.h"
+#include "common/json_member.h"
 #include "common/log.h"
 #include "common/thread_name.h"
 
@@ -153,7 +154,12 @@ class WatchStream final : public http::ResponseStream,
                    "watch of {}: the event's text differs from its object at revision {}",
                    kind_.resource, revision);
 #endif
-      if (!sink->push(text.empty() ? objectLine(type, object(), revision) : lineOf(type, text))) {
+      // A store event always carries its text; the initial list's objects are dumped here.
+      // Spliced rather than dumped from json({{"type", ...}, {"object", object}}): that
+      // deep copy of the object, and freeing it, cost as much as the serializing.
+      const bool pushed =
+          text.empty() ? sink->push(lineOf(type, object().dump())) : sink->push(lineOf(type, text));
+      if (!pushed) {
         std::lock_guard lock(mu_);
         sink_.reset();
       }
@@ -208,37 +214,6 @@ class WatchStream final : public http::ResponseStream,
     line.append(typeName(type));
     line.append("\"}\n");
     return line;
-  }
-
-  // The line for an event without the store's text: the synthetic ADDED events of a
-  // watch's initial list, or a store that keeps no text. Watchers served one after another
-  // on a thread get the same line for the same event, so the last one is kept. A revision
-  // names one write, so (revision, type) names one event's line (a synthetic ADDED for an
-  // object last written at that revision has the same object, hence the same line).
-  static std::string objectLine(EventType type, const json& object, Revision revision) {
-    struct Cached {
-      Revision revision = 0;
-      EventType type = EventType::Added;
-      std::string uid;  // one thread may serve two stores (tests): the object must match too
-      std::string line;
-    };
-    thread_local Cached cached;
-    const auto meta = object.find("metadata");
-    const std::string* uid = nullptr;
-    if (meta != object.end() && meta->is_object()) {
-      auto u = meta->find("uid");
-      if (u != meta->end() && u->is_string()) uid = u->get_ptr<const std::string*>();
-    }
-    if (cached.line.empty() || cached.revision != revision || cached.type != type || !uid ||
-        cached.uid != *uid) {
-      // Spliced rather than dumped from json({{"type", ...}, {"object", object}}): that
-      // deep copy of the object, and freeing it, cost as much as the serializing.
-      cached.line = lineOf(type, object.dump());
-      cached.revision = revision;
-      cached.type = type;
-      cached.uid = uid ? *uid : std::string();
-    }
-    return cached.line;
   }
 
   void sendBookmark(http::StreamSink& sink) {
