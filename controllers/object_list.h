@@ -66,6 +66,7 @@ class ObjectList {
   void replace(std::size_t i, nlohmann::json object) {
     objects_.at(i) = std::make_shared<const nlohmann::json>(std::move(object));
   }
+  void replace(std::size_t i, ObjectRef object) { objects_.at(i) = std::move(object); }
 
   const nlohmann::json& operator[](std::size_t i) const { return *objects_[i]; }
   // The shared document itself: its address names this version of the object.
