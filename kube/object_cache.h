@@ -35,7 +35,8 @@ IndexFunction indexByNamespace();
 
 class ObjectCache {
  public:
-  // Indexes must be added before the first object.
+  // Indexes must be added before the first object, and before the cache is shared with
+  // another thread (upsert reads the index functions without the lock).
   void addIndex(const std::string& name, IndexFunction function);
 
   ObjectPtr get(const std::string& key) const;
@@ -52,7 +53,6 @@ class ObjectCache {
 
  private:
   void unindexLocked(const std::string& key, const nlohmann::json& object);
-  void indexLocked(const std::string& key, const nlohmann::json& object);
 
   mutable std::shared_mutex mu_;
   std::map<std::string, ObjectPtr> objects_;  // guarded by mu_

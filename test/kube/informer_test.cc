@@ -196,6 +196,55 @@ TEST_CASE("the object cache files objects under their index values and in key or
   }
 }
 
+TEST_CASE("the object cache refiles an updated object only under the values it now has",
+          "[kube][cache]") {
+  ObjectCache cache;
+  cache.addIndex("team", [](const json& o) -> std::vector<std::string> {
+    auto teams = o["metadata"].value("labels", json::object()).value("teams", "");
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < teams.size();) {
+      auto comma = std::min(teams.find(',', at), teams.size());
+      out.push_back(teams.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  });
+  cache.addIndex("namespace", indexByNamespace());
+  auto pod = [](const std::string& name, const std::string& teams, int version) {
+    return std::make_shared<const json>(
+        json{{"metadata", {{"namespace", "ml"}, {"name", name}, {"labels", {{"teams", teams}}}}},
+             {"version", version}});
+  };
+  auto names = [&](const std::string& index, const std::string& value) {
+    std::vector<std::string> out;
+    for (const auto& o : cache.byIndex(index, value)) out.push_back((*o)["metadata"]["name"]);
+    return out;
+  };
+  CHECK(cache.upsert(pod("p1", "a,b", 1)) == nullptr);
+  cache.upsert(pod("p2", "a", 1));
+  // The same values: still filed once each, and lookups give the new version.
+  auto previous = cache.upsert(pod("p1", "a,b", 2));
+  REQUIRE(previous != nullptr);
+  CHECK((*previous)["version"] == 1);
+  CHECK(names("team", "a") == std::vector<std::string>{"p1", "p2"});
+  CHECK(cache.byIndex("team", "b").size() == 1);
+  CHECK((*cache.byIndex("team", "b").front())["version"] == 2);
+  // One value dropped, one added, one kept.
+  cache.upsert(pod("p1", "b,c", 3));
+  CHECK(names("team", "a") == std::vector<std::string>{"p2"});
+  CHECK(names("team", "b") == std::vector<std::string>{"p1"});
+  CHECK(names("team", "c") == std::vector<std::string>{"p1"});
+  CHECK(names("namespace", "ml") == std::vector<std::string>{"p1", "p2"});
+  // No values: out of the index, still in the cache.
+  cache.upsert(pod("p1", "", 4));
+  CHECK(cache.byIndex("team", "b").empty());
+  CHECK(cache.byIndex("team", "c").empty());
+  CHECK(cache.get("ml/p1") != nullptr);
+  cache.erase("ml/p2");
+  CHECK(cache.byIndex("team", "a").empty());
+  CHECK(names("namespace", "ml") == std::vector<std::string>{"p1"});
+}
+
 TEST_CASE(
     "an informer whose paged list meets an expired continue token lists again from the "
     "start",
