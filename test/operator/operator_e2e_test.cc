@@ -294,6 +294,63 @@ TEST_CASE("an elastic job starts at its minimum and grows when capacity frees",
   REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
 }
 
+TEST_CASE("an elastic job shrinks rather than being evicted when its borrowed GPUs are reclaimed",
+          "[operator][e2e][elastic]") {
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8) + queueYaml("team-b", 8));
+  // team-a's elastic job, 2..4 pods of 4 GPUs, takes the idle cluster: 8 GPUs of its own
+  // queue's and 8 borrowed from team-b.
+  c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
+  REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
+  const std::string uid = ctl::stringAt(c.get("tj elastic"), "/metadata/uid");
+  // The pods that must survive the reclaim, by uid: an eviction would delete every pod and
+  // requeue the job, which could be admitted again at its minimum before team-b's job runs.
+  auto podUid = [&](const std::string& pod) {
+    auto p = c.client().get({res::kPods, "default", pod, ""});
+    return p ? ctl::stringAt(*p, "/metadata/uid") : std::string();
+  };
+  const std::string uid0 = podUid("elastic-0"), uid1 = podUid("elastic-1");
+  REQUIRE_FALSE(uid0.empty());
+  REQUIRE_FALSE(uid1.empty());
+  // team-b takes its guarantee back: 2 pods of 4 GPUs, any 8 GPUs will do.
+  c.kubectl("apply -f -",
+            jobYaml("b1", "team-b", 2, 4, "", "        troupe.dev/sim-duration-seconds: \"3\"\n"));
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(15)));
+  // The elastic job gave back two pods and kept running on the other two: not suspended,
+  // not restarted.
+  CHECK(boundPods(c, "elastic") == 2);
+  const Json j = c.get("tj elastic");
+  INFO(j.dump(2));
+  CHECK(ctl::stringAt(j, "/status/phase") == "Running");
+  CHECK(ctl::stringAt(j, "/metadata/uid") == uid);
+  CHECK(ctl::intAt(j, "/status/restarts") == 0);
+  for (const auto& cond : j["status"]["conditions"])
+    CHECK_FALSE((cond.value("type", "") == "Suspended" && cond.value("status", "") == "True"));
+  // Replicas 0 and 1 kept running, the same pods: the highest replicas went.
+  CHECK(podUid("elastic-0") == uid0);
+  CHECK(podUid("elastic-1") == uid1);
+  // The shrink is on record as an Event on the job that names the job it made room for;
+  // no Event says the job was preempted.
+  const Json events = Json::parse(c.kubectl("get events -o json"), nullptr, false);
+  REQUIRE(events.is_object());
+  bool resized = false, preempted = false;
+  for (const auto& e : events["items"]) {
+    if (ctl::stringAt(e, "/involvedObject/name") != "elastic") continue;
+    const std::string message = e.value("message", "");
+    if (e.value("reason", "") == "Resized" && message.find("make room for") != std::string::npos &&
+        message.find("b1") != std::string::npos)
+      resized = true;
+    if (e.value("reason", "") == "Preempted") preempted = true;
+  }
+  CHECK(resized);
+  CHECK_FALSE(preempted);
+  // team-b's job finishes and nobody waits: the elastic job grows back to 4.
+  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Succeeded"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
+  CHECK(ctl::intAt(c.get("tj elastic"), "/status/restarts") == 0);
+}
+
 TEST_CASE("a higher priority job preempts a lower one but never a non-preemptible one",
           "[operator][e2e][priority]") {
   ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
