@@ -130,6 +130,17 @@ int runScheduler(const SchedulerBenchOptions& options) {
   fmt::print("- server memory after the reclaim: RSS {:.0f} MiB, peak {:.0f} MiB\n",
              static_cast<double>(result->rss_bytes) / kMiB,
              static_cast<double>(result->hwm_bytes) / kMiB);
+  // Every pod bound costs the store a number of durable writes (the job, its group and
+  // pod, the binding, status writes, Events); at that cost the target is a write rate.
+  fmt::print("\nWrites the store committed, and what the target asks at the same cost:\n");
+  for (const auto* phase : {&result->single, &result->gangs, &result->backlog}) {
+    if (phase->jobs == 0) continue;
+    fmt::print(
+        "- {}: {:.1f} writes a pod, {:.0f} writes/s; {:.0f} pods bound/s would take "
+        "{:.0f} writes/s\n",
+        phase->name, writesPerPod(*phase), writesPerSecond(*phase), kBoundPerSecondTarget,
+        writesPerPod(*phase) * kBoundPerSecondTarget);
+  }
   fmt::print("\nTargets:\n");
   for (const auto* phase : {&result->single, &result->gangs, &result->backlog}) {
     if (phase->jobs == 0) continue;

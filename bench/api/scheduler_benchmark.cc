@@ -82,14 +82,45 @@ CpuReading readCpu(const ServeChild& server) {
   return {processCpuSeconds(server.pid()).value_or(0), processCpuSeconds(::getpid()).value_or(0)};
 }
 
+// The store's last committed revision: a list's resourceVersion, as in the real API server
+// (one revision per write). A list of one namespace keeps the read cheap.
+Result<int64_t> readRevision(ServeChild& server) {
+  kube::ListOptions options;
+  options.limit = 1;
+  auto listed = server.client().list(kube::resources::kNamespaces, "", options);
+  if (!listed) return listed.error();
+  const std::string rv =
+      listed->value(json::json_pointer("/metadata/resourceVersion"), std::string());
+  char* end = nullptr;
+  const long long revision = std::strtoll(rv.c_str(), &end, 10);
+  if (rv.empty() || *end != '\0' || revision <= 0)
+    return Error{ErrorCode::Internal, "",
+                 fmt::format("a list answered resourceVersion \"{}\", not a revision", rv)};
+  return int64_t{revision};
+}
+
+// What the server stood at when a phase's clock started.
+struct PhaseStart {
+  int64_t ns = 0;
+  CpuReading cpu;
+  int64_t revision = 0;
+};
+
+Result<PhaseStart> startPhase(ServeChild& server) {
+  auto revision = readRevision(server);
+  if (!revision) return revision.error();
+  return PhaseStart{nowNs(), readCpu(server), *revision};
+}
+
 // Waits until every pod of `phase` is bound (or the timeout) and times each from its
-// job's moment in `from_ns` (indexed by the job's number) to its bind; `first_ns` starts the
-// phase's clock, and `cpu_at_first` was read then.
-void measureBinds(const ServeChild& server, PodBindTracker& tracker,
-                  const SchedulerBenchOptions& options, const std::string& group,
-                  const std::vector<int64_t>& from_ns, int64_t first_ns, CpuReading cpu_at_first,
-                  SchedulingPhase& phase,
-                  const std::function<void(const std::string&)>& on_progress) {
+// job's moment in `from_ns` (indexed by the job's number) to its bind; `start` is the
+// phase's clock, CPU and revision when it began.
+Status measureBinds(ServeChild& server, PodBindTracker& tracker,
+                    const SchedulerBenchOptions& options, const std::string& group,
+                    const std::vector<int64_t>& from_ns, const PhaseStart& start,
+                    SchedulingPhase& phase,
+                    const std::function<void(const std::string&)>& on_progress) {
+  const int64_t first_ns = start.ns;
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
   for (;;) {
     phase.bound = tracker.waitForBound(group, phase.pods,
@@ -98,8 +129,11 @@ void measureBinds(const ServeChild& server, PodBindTracker& tracker,
     on_progress(fmt::format("{} of {} pods bound", phase.bound, phase.pods));
   }
   const CpuReading cpu_at_end = readCpu(server);
-  phase.server_cpu_seconds = cpu_at_end.server - cpu_at_first.server;
-  phase.client_cpu_seconds = cpu_at_end.client - cpu_at_first.client;
+  auto revision_at_end = readRevision(server);
+  if (!revision_at_end) return Status(revision_at_end.error());
+  phase.server_cpu_seconds = cpu_at_end.server - start.cpu.server;
+  phase.client_cpu_seconds = cpu_at_end.client - start.cpu.client;
+  phase.writes = *revision_at_end - start.revision;
   std::vector<double> latency_ms;
   int64_t last_ns = first_ns;
   for (const auto& bind : tracker.binds(group)) {
@@ -112,6 +146,7 @@ void measureBinds(const ServeChild& server, PodBindTracker& tracker,
   phase.seconds = static_cast<double>(last_ns - first_ns) / 1e9;
   phase.pods_bound_per_second = phase.seconds > 0 ? phase.bound / phase.seconds : 0;
   phase.create_to_bound = summarize(std::move(latency_ms));
+  return Status();
 }
 
 // Creates `jobs` jobs named <group>-<i> from `threads` connections and waits until all
@@ -125,8 +160,8 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   phase.jobs = jobs;
   phase.pods = jobs * replicas;
   std::vector<int64_t> created_ns(static_cast<std::size_t>(jobs), 0);
-  const CpuReading cpu_at_first = readCpu(server);
-  const int64_t first_ns = nowNs();
+  auto start = startPhase(server);
+  if (!start) return start.error();
   auto run = runParallel(server, options.threads, jobs, [&](kube::KubeClient& client, int i) {
     created_ns[static_cast<std::size_t>(i)] = nowNs();
     return createJob(client, options.workload, fmt::format("{}-{}", group, i), "bench", replicas,
@@ -135,8 +170,10 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
   if (!run) return run.error();
   phase.jobs_created_per_second = jobs / run->seconds;
   on_progress(fmt::format("{} jobs created in {:.1f} s", jobs, run->seconds));
-  measureBinds(server, tracker, options, group, created_ns, first_ns, cpu_at_first, phase,
-               on_progress);
+  if (auto measured =
+          measureBinds(server, tracker, options, group, created_ns, *start, phase, on_progress);
+      !measured)
+    return measured.error();
   return phase;
 }
 
@@ -185,14 +222,17 @@ Result<SchedulingPhase> runBacklogPhase(
                  fmt::format("{} held pods were bound before the release: the queue's limit did "
                              "not hold them",
                              tracker.bound("h"))};
-  const CpuReading cpu_at_release = readCpu(server);
-  const int64_t release_ns = nowNs();
+  auto release = startPhase(server);
+  if (!release) return release.error();
   auto lifted = server.client().patch(held, json{{"spec", {{"resources", nullptr}}}}, {});
   if (!lifted) return lifted.error();
   on_progress("limit lifted");
-  measureBinds(server, tracker, options, "h",
-               std::vector<int64_t>(static_cast<std::size_t>(phase.jobs), release_ns), release_ns,
-               cpu_at_release, phase, on_progress);
+  if (auto measured =
+          measureBinds(server, tracker, options, "h",
+                       std::vector<int64_t>(static_cast<std::size_t>(phase.jobs), release->ns),
+                       *release, phase, on_progress);
+      !measured)
+    return measured.error();
   return phase;
 }
 
@@ -342,17 +382,27 @@ Result<SchedulerBenchResult> runSchedulerBench(
 
 std::string schedulerMarkdownHeader() {
   return "| phase | jobs | pods | bound | jobs created/s | pods bound/s | create to bound p50 / "
-         "p99 ms | seconds | CPU ms a pod, server / benchmark |\n"
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+         "p99 ms | seconds | CPU ms a pod, server / benchmark | writes a pod | writes/s |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+}
+
+double writesPerPod(const SchedulingPhase& phase) {
+  return phase.bound > 0 ? static_cast<double>(phase.writes) / phase.bound : 0;
+}
+
+double writesPerSecond(const SchedulingPhase& phase) {
+  return phase.seconds > 0 ? static_cast<double>(phase.writes) / phase.seconds : 0;
 }
 
 std::string schedulerMarkdownRow(const SchedulingPhase& phase) {
   const double per_pod_ms = phase.bound > 0 ? 1000.0 / phase.bound : 0;
   return fmt::format(
-      "| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} | {:.2f} / {:.2f} |\n",
+      "| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} | {:.2f} / {:.2f} | "
+      "{:.1f} | {:.0f} |\n",
       phase.name, phase.jobs, phase.pods, phase.bound, phase.jobs_created_per_second,
       phase.pods_bound_per_second, phase.create_to_bound.p50_ms, phase.create_to_bound.p99_ms,
-      phase.seconds, phase.server_cpu_seconds * per_pod_ms, phase.client_cpu_seconds * per_pod_ms);
+      phase.seconds, phase.server_cpu_seconds * per_pod_ms, phase.client_cpu_seconds * per_pod_ms,
+      writesPerPod(phase), writesPerSecond(phase));
 }
 
 }  // namespace troupe::bench

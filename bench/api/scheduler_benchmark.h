@@ -55,6 +55,13 @@ struct SchedulingPhase {
   // saturated machine their sum a pod is what the rate costs.
   double server_cpu_seconds = 0;
   double client_cpu_seconds = 0;
+  // Revisions the store committed over the same span: every durable write, whoever made it
+  // (the benchmark's creates, the operator's objects, bindings, status writes and Events,
+  // the kubelets' reports and node heartbeats, deletions). Over the seconds, the write rate
+  // the whole chain reached; over the pods bound, a lower bound of what one pod costs the
+  // store, since the writes that follow the last binds (their kubelets' reports, their
+  // jobs' Running status) fall after the span.
+  int64_t writes = 0;
 };
 
 // One job in a queue guaranteed 8 GPUs (one node), while another queue borrows the rest.
@@ -85,6 +92,10 @@ struct SchedulerBenchResult {
 Result<SchedulerBenchResult> runSchedulerBench(
     const SchedulerBenchOptions& options,
     const std::function<void(const std::string&)>& on_progress);
+
+// Durable writes the store committed over a phase, a pod bound and a second.
+double writesPerPod(const SchedulingPhase& phase);
+double writesPerSecond(const SchedulingPhase& phase);
 
 std::string schedulerMarkdownHeader();
 std::string schedulerMarkdownRow(const SchedulingPhase& phase);

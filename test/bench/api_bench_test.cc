@@ -78,7 +78,7 @@ TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.output, Catch::Contains("- machine: "));
   auto single = row(run.output, "single-pod jobs");
-  REQUIRE(single.size() == 9);
+  REQUIRE(single.size() == 11);
   CHECK(single[1] == "50");
   CHECK(single[3] == "50");  // bound
   CHECK(std::stod(single[5]) > 0);
@@ -87,13 +87,19 @@ TEST_CASE("troupe bench scheduler binds every pod and reclaims a GPU", "[bench][
   // The server's CPU a pod: it created, scheduled, bound and ran every one of them.
   CHECK(pair(single[8]).first > 0);
   CHECK(pair(single[8]).second > 0);  // the benchmark's creates and watch
+  // The store's writes: at least the TrainingJob, its PodGroup and pod, and the binding.
+  CHECK(std::stod(single[9]) >= 4);
+  CHECK(std::stod(single[10]) > 0);
+  CHECK_THAT(run.output, Catch::Contains("- single-pod jobs: "));
+  CHECK_THAT(run.output, Catch::Contains("pods bound/s would take "));
   auto gangs = row(run.output, "gangs of 4");
-  REQUIRE(gangs.size() == 9);
+  REQUIRE(gangs.size() == 11);
   CHECK(gangs[2] == "8");
   CHECK(gangs[3] == "8");
   CHECK(std::stod(gangs[5]) > 0);
+  CHECK(std::stod(gangs[9]) >= 2);  // a pod and its binding at least
   auto backlog = row(run.output, "backlog released, timed from the release");
-  REQUIRE(backlog.size() == 9);
+  REQUIRE(backlog.size() == 11);
   CHECK(backlog[1] == "40");
   CHECK(backlog[3] == "40");  // bound, every one after the release
   CHECK(std::stod(backlog[5]) > 0);
@@ -114,10 +120,11 @@ TEST_CASE("troupe bench scheduler --workload pods binds the benchmark's own PodG
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.output, Catch::Contains("a PodGroup and its pods, made by the benchmark"));
   auto single = row(run.output, "single-pod jobs");
-  REQUIRE(single.size() == 9);
-  CHECK(single[3] == "30");  // bound
+  REQUIRE(single.size() == 11);
+  CHECK(single[3] == "30");          // bound
+  CHECK(std::stod(single[9]) >= 3);  // the PodGroup, the pod and its binding at least
   auto gangs = row(run.output, "gangs of 4");
-  REQUIRE(gangs.size() == 9);
+  REQUIRE(gangs.size() == 11);
   CHECK(gangs[3] == "8");
   CHECK_THAT(run.output, !Catch::Contains("backlog released"));  // --backlog 0 skips it
   CHECK_THAT(run.output, Catch::Contains("the borrowing queue held 160 of 160 GPUs"));
