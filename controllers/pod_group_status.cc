@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "controllers/conditions.h"
+#include "controllers/first_status.h"
 #include "controllers/object_json.h"
 
 namespace troupe::controllers {
@@ -49,6 +50,10 @@ nlohmann::json computePodGroupStatus(const nlohmann::json& pg, const ObjectList&
     phase = "Running";
   } else if (scheduled > 0) {
     phase = "Admitted";
+  } else if (firstStatusWait(pg, now)) {
+    // A new group's first status waits for its first scheduling decision
+    // (controllers/first_status.h): its status stays as it is.
+    return pg.value("status", nlohmann::json::object());
   } else {
     phase = "Pending";
   }

@@ -14,7 +14,9 @@ namespace troupe::controllers {
 // - phase: Failed once a member failed and none holds a node, or when
 //   scheduleTimeoutSeconds passed since creation with no member ever bound;
 //   Succeeded once at least minMember succeeded and none holds a node; Running when at
-//   least minMember run; Admitted when any is bound; Pending otherwise.
+//   least minMember run; Admitted when any is bound; Pending otherwise, except that a
+//   new group's first status waits (controllers/first_status.h): the status is returned
+//   unchanged, and the caller asks again after firstStatusWait().
 // Succeeded and Failed are final. Conditions the scheduler loop owns (Preempted) are
 // kept as they are.
 nlohmann::json computePodGroupStatus(const nlohmann::json& pod_group, const ObjectList& pods,

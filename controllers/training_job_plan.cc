@@ -9,6 +9,7 @@
 #include "api/well_known.h"
 #include "controllers/annotations.h"
 #include "controllers/conditions.h"
+#include "controllers/first_status.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
 
@@ -268,6 +269,13 @@ TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
       setCondition(status, "Suspended", true, "Preempted",
                    !preemptor.empty() ? "Preempted by " + preemptor : c->value("message", ""),
                    in.now, generation);
+    } else if (auto wait = firstStatusWait(job, in.now)) {
+      // A new job's first status waits for its first scheduling decision
+      // (controllers/first_status.h): nothing is written yet.
+      plan.status = old_status;
+      plan.status_changed = false;
+      plan.requeue_after = *wait;
+      return plan;
     } else {
       setPhase(status, "Queued");
       if (findCondition(status, "Suspended"))

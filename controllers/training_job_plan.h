@@ -29,7 +29,7 @@ struct TrainingJobPlan {
   nlohmann::json status;               // the status the job should have (pending kept)
   bool status_changed = false;
   bool delete_job = false;                    // ttlSecondsAfterFinished has passed
-  std::optional<std::int64_t> requeue_after;  // seconds: backoff or TTL
+  std::optional<std::int64_t> requeue_after;  // seconds: backoff, TTL or first status
   std::vector<EventRecord> events;            // `gang` holds the job's key
 };
 
@@ -49,7 +49,9 @@ struct TrainingJobPlan {
 //    the scheduler loop binds them as a gang), pods past replicas are deleted (scale
 //    down), and the phase follows the pods: Queued while none is bound (Suspended with
 //    reason Preempted when the PodGroup says it was preempted), Admitted when bound,
-//    Running when at least minReplicas pods run and every bound pod runs.
+//    Running when at least minReplicas pods run and every bound pod runs. A new job's
+//    first status waits for its first scheduling decision (controllers/first_status.h):
+//    the status is left as it is and the plan asks to be made again when it is due.
 TrainingJobPlan planTrainingJob(const TrainingJobInputs& inputs);
 
 }  // namespace troupe::controllers

@@ -24,6 +24,7 @@
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
 #include "controllers/engine_sync.h"
+#include "controllers/first_status.h"
 #include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/pending_status_schedule.h"
@@ -1062,6 +1063,11 @@ struct Operator::Runtime {
     if (status.value("phase", "") == "Pending" && pg->contains("spec") &&
         (*pg)["spec"].contains("scheduleTimeoutSeconds"))
       queue.addAfter(kGroupPrefix + key, std::chrono::seconds(5));
+    // A new group whose first status waits (controllers/first_status.h) is looked at again
+    // when it is due, in case nothing else happens to it by then.
+    if (status.value("phase", "").empty())
+      if (auto wait = ctl::firstStatusWait(*pg, now()))
+        queue.addAfter(kGroupPrefix + key, std::chrono::seconds(*wait));
   }
 
   void process(const std::string& item) {
