@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# build.sh OUTPUT: builds chart-render from Debian's Go packages, offline.
+#
+# Debian installs Go libraries as sources under /usr/share/gocode (golang-*-dev), for
+# builds in GOPATH mode. Modules with a major version in their path (sprig/v3,
+# semver/v3) are found there through Go's minimal module compatibility, which applies
+# to code inside a GOPATH tree that has a go.mod: hence the link below.
+set -euo pipefail
+out=$(realpath -m "${1:?usage: build.sh OUTPUT}")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(dirname "$out")/chart-render-gopath
+mkdir -p "$work/src/troupe.dev"
+ln -sfn "$here" "$work/src/troupe.dev/chart-render"
+export GO111MODULE=off GOFLAGS= GOPROXY=off GOPATH="$work:/usr/share/gocode"
+export GOCACHE=${GOCACHE_FOR_CHART_RENDER:-$work/cache}
+cd "$work/src/troupe.dev/chart-render"
+if [ "${2:-}" = "--test" ]; then
+  exec go test -count=1 .
+fi
+exec go build -trimpath -o "$out" .

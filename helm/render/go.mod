@@ -1,0 +1,3 @@
+module troupe.dev/chart-render
+
+go 1.19
