@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "apiserver/auth/authorizer.h"
+#include "apiserver/auth/owner_reference_check.h"
 #include "apiserver/handlers/crud.h"
 #include "apiserver/handlers/openapi.h"
 #include "apiserver/handlers/pod_log.h"
@@ -84,10 +84,12 @@ std::string verbOf(const http::Request& request, bool has_name) {
 
 }  // namespace
 
-ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens, VersionInfo version,
+ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens,
+                       std::unique_ptr<auth::Authorizer> authorizer, VersionInfo version,
                        std::string server_address)
     : context_(context),
       tokens_(std::move(tokens)),
+      authorizer_(std::move(authorizer)),
       version_(std::move(version)),
       server_address_(std::move(server_address)) {
   auto ok = [this](const http::Request& request, const RouteParams&) {
@@ -178,14 +180,15 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
   std::string verb = verbOf(request, !name.empty());
   auth::Attributes attributes{verb, group, kind->resource, sub, ns, name};
   if (verb.empty()) return statusResponse(methodNotSupported(request.method, kind->kind));
-  if (!auth::allowed(identity, attributes)) {
+  auto forbidden = [&](const std::string& message) {
     json details = json::object();
     if (!name.empty()) details["name"] = name;
     if (!group.empty()) details["group"] = group;
     details["kind"] = kind->resource;
-    return statusResponse(
-        statusError(403, "Forbidden", auth::forbiddenMessage(identity, attributes), details));
-  }
+    return statusResponse(statusError(403, "Forbidden", message, details));
+  };
+  if (!authorizer_->authorize(identity, attributes).allowed)
+    return forbidden(auth::forbiddenMessage(identity, attributes));
 
   std::string content_type = request.header("content-type");
   // A protobuf body (kubectl's typed `create` commands send one for built-in kinds) is
@@ -208,6 +211,11 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
     decoded->body = object->dump();
     decoded->headers["content-type"] = "application/json";
   }
+  if (verb == "create" && sub.empty() && !identity.admin) {
+    if (auto denial =
+            ownerReferenceDenial(decoded ? decoded->body : request.body, *kind, ns, identity))
+      return forbidden(*denial);
+  }
   auto representation = negotiate(request.header("accept"), false);
   if (representation == Representation::Unacceptable) {
     return statusResponse(statusError(
@@ -223,6 +231,31 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
     if (verb == op.verb && sub == op.subresource) return op.run(context_, rest_request);
   }
   return statusResponse(methodNotSupported(verb, kind->kind));
+}
+
+std::optional<std::string> ApiHandler::ownerReferenceDenial(const std::string& body,
+                                                            const ResourceKind& kind,
+                                                            const std::string& ns,
+                                                            const auth::Identity& identity) {
+  if (body.find("blockOwnerDeletion") == std::string::npos) return std::nullopt;
+  auto object = json::parse(body, nullptr, false);
+  std::string subject = kind.storageName();
+  if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
+    const json& meta = object["metadata"];
+    if (auto n = meta.find("name"); n != meta.end() && n->is_string())
+      subject += " \"" + n->get<std::string>() + "\"";
+  }
+  auto owners = auth::ownerFinalizerRequests(object, ns, context_.registry);
+  if (!owners) return subject + " is forbidden: " + owners.error().message;
+  for (const auto& owner : *owners) {
+    if (authorizer_->authorize(identity, owner).allowed) continue;
+    std::string denial = auth::forbiddenMessage(identity, owner);
+    return subject +
+           " is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a "
+           "resource you can't set finalizers on: " +
+           denial.substr(denial.find("User \""));
+  }
+  return std::nullopt;
 }
 
 }  // namespace troupe::apiserver

@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "apiserver/auth/authorizer.h"
 #include "apiserver/auth/token_file.h"
 #include "apiserver/handlers/discovery.h"
 #include "apiserver/handlers/rest_request.h"
@@ -16,7 +18,8 @@ namespace troupe::apiserver {
 
 class ApiHandler {
  public:
-  ApiHandler(ApiContext context, auth::TokenFile tokens, VersionInfo version,
+  ApiHandler(ApiContext context, auth::TokenFile tokens,
+             std::unique_ptr<auth::Authorizer> authorizer, VersionInfo version,
              std::string server_address);
 
   http::Response handle(const http::Request& request);
@@ -28,9 +31,15 @@ class ApiHandler {
   http::Response handleResource(const http::Request& request, const std::string& group,
                                 const std::string& version, const std::string& rest,
                                 const auth::Identity& identity);
+  // The OwnerReferencesPermissionEnforcement check of a create (auth/owner_reference_check.h):
+  // the Forbidden message when an owner reference that blocks deletion is not allowed.
+  std::optional<std::string> ownerReferenceDenial(const std::string& body, const ResourceKind& kind,
+                                                  const std::string& ns,
+                                                  const auth::Identity& identity);
 
   ApiContext context_;
   auth::TokenFile tokens_;
+  std::unique_ptr<auth::Authorizer> authorizer_;
   VersionInfo version_;
   std::string server_address_;
   Router public_routes_;  // no authentication needed

@@ -210,7 +210,15 @@ Status StandaloneServer::start() {
 
   s.ticker = std::make_unique<WatchTicker>();
   ApiContext context{*s.objects, s.registry, s.clock, *s.ticker};
-  s.handler = std::make_unique<ApiHandler>(context, std::move(tokens.value()), options.version,
+  std::unique_ptr<auth::DecisionLog> decisions;
+  if (!options.authorization_log.empty()) {
+    auto opened = auth::DecisionLog::open(options.authorization_log);
+    if (!opened) return opened.error();
+    decisions = std::move(*opened);
+  }
+  auto authorizer = std::make_unique<auth::Authorizer>(*s.store, std::move(decisions));
+  s.handler = std::make_unique<ApiHandler>(context, std::move(tokens.value()),
+                                           std::move(authorizer), options.version,
                                            options.address + ":" + std::to_string(options.port));
   http::ServerOptions server_options;
   server_options.address = options.address;

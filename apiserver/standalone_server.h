@@ -30,6 +30,8 @@ struct StandaloneOptions {
   // fsync (group commit), so more of them means more writes per fsync, not more CPU.
   std::size_t worker_threads = 32;
   std::size_t body_limit = 3 * 1024 * 1024;
+  // Appends every authorization decision to this file (auth/decision_log.h); empty: none.
+  std::string authorization_log;
 };
 
 class StandaloneServer {

@@ -26,6 +26,7 @@ struct ServeFlags {
   bool no_kubelets = false;
   bool no_operator = false;
   std::string log_level = "info";
+  std::string authorization_log;
 };
 
 // A client of this server's own API through the loopback (loopback/): each request goes to
@@ -100,6 +101,7 @@ int runServe(const ServeFlags& flags) {
     }
   }
   options.crd_dirs = flags.crd_dirs;
+  options.authorization_log = flags.authorization_log;
   if (options.crd_dirs.empty() && std::filesystem::is_directory("crds"))
     options.crd_dirs = {"crds"};
   options.version.minor = flags.kube_minor;
@@ -205,6 +207,9 @@ void addServeCommand(CLI::App& app) {
                 "Do not run the simulated kubelets (pods stay as the API leaves them)");
   cmd->add_option("--log-level", flags->log_level, "debug, info, warn or error")
       ->capture_default_str();
+  cmd->add_option("--authorization-log", flags->authorization_log,
+                  "Append every authorization decision to this file, one SubjectAccessReview "
+                  "(JSON) a line: which requests a client makes and what allowed them");
   cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });
 }
 

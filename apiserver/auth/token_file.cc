@@ -20,6 +20,21 @@ std::string randomToken() {
   return out;
 }
 
+std::vector<std::string> groupsOf(const std::string& user) {
+  std::vector<std::string> groups;
+  const std::string prefix = "system:serviceaccount:";
+  if (user.rfind(prefix, 0) == 0) {
+    auto rest = user.substr(prefix.size());
+    auto colon = rest.find(':');
+    if (colon != std::string::npos && colon > 0 && colon + 1 < rest.size()) {
+      groups.push_back("system:serviceaccounts");
+      groups.push_back("system:serviceaccounts:" + rest.substr(0, colon));
+    }
+  }
+  groups.push_back("system:authenticated");
+  return groups;
+}
+
 Result<TokenFile> TokenFile::parse(const std::string& text, const std::string& origin) {
   TokenFile file;
   std::istringstream in(text);
@@ -50,10 +65,13 @@ Result<TokenFile> TokenFile::parse(const std::string& text, const std::string& o
       if (file.admin_token_.empty()) file.admin_token_ = token;
     } else if (scope.rfind("namespace:", 0) == 0 && scope.size() > 10) {
       identity.ns = scope.substr(10);
+    } else if (scope == "rbac") {
+      identity.rbac = true;
     } else {
       return makeError(ErrorCode::Invalid, where,
-                       "scope must be `*` or `namespace:<name>`, got `" + scope + "`");
+                       "scope must be `*`, `namespace:<name>` or `rbac`, got `" + scope + "`");
     }
+    identity.groups = groupsOf(user);
     if (!file.tokens_.emplace(token, identity).second)
       return makeError(ErrorCode::Invalid, where, "duplicate token");
   }
@@ -73,8 +91,9 @@ Result<TokenFile> TokenFile::loadOrCreate(const std::string& path) {
   if (stat(path.c_str(), &st) != 0) {
     std::ofstream out(path);
     if (!out) return makeError(ErrorCode::Internal, path, "cannot create the token file");
-    out << "# troupe serve bearer tokens: <token> <user> <scope>; scope is * (admin) or\n"
-           "# namespace:<ns> (TrainingJobs and PodGroups in <ns>, read-only Queues).\n"
+    out << "# troupe serve bearer tokens: <token> <user> <scope>; scope is * (admin),\n"
+           "# namespace:<ns> (TrainingJobs and PodGroups in <ns>, read-only Queues) or rbac\n"
+           "# (what the stored ClusterRoles, Roles and their bindings grant <user>).\n"
         << randomToken() << " admin *\n";
     out.close();
     chmod(path.c_str(), 0600);

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -10,15 +11,23 @@
 //
 //   <token> <user> <scope>
 //
-// where <scope> is `*` (cluster admin: everything) or `namespace:<ns>` (a tenant: its own
-// namespace's TrainingJobs and PodGroups, read-only Queues). Tokens are at least 16
-// characters of [A-Za-z0-9._-].
+// where <scope> is `*` (cluster admin: everything), `namespace:<ns>` (a tenant: its own
+// namespace's TrainingJobs and PodGroups, read-only Queues) or `rbac` (what the RBAC
+// ClusterRoles, Roles and bindings stored in the server grant the user and its groups, as
+// kube-apiserver's RBAC authorizer decides). Tokens are at least 16 characters of
+// [A-Za-z0-9._-].
 namespace troupe::apiserver::auth {
 
 struct Identity {
   std::string user;
   bool admin = false;
   std::string ns;  // the tenant's namespace; empty for an admin
+  // Authorised by the stored RBAC objects, for `user` and `groups`.
+  bool rbac = false;
+  // As kube-apiserver's authenticators set them: system:authenticated for everyone, and
+  // for a ServiceAccount's user name (system:serviceaccount:<ns>:<name>) also
+  // system:serviceaccounts and system:serviceaccounts:<ns>.
+  std::vector<std::string> groups;
 };
 
 class TokenFile {
@@ -39,5 +48,8 @@ class TokenFile {
 };
 
 std::string randomToken();
+
+// The groups kube-apiserver gives an authenticated user of this name.
+std::vector<std::string> groupsOf(const std::string& user);
 
 }  // namespace troupe::apiserver::auth

@@ -1,5 +1,7 @@
 #include "apiserver/registry/resource_registry.h"
 
+#include <tuple>
+
 namespace troupe::apiserver {
 
 namespace {
@@ -128,6 +130,23 @@ std::vector<ResourceKind> builtinKinds() {
                              column("Global-Default", "boolean", ".globalDefault"), age(),
                              column("PreemptionPolicy", "string", ".preemptionPolicy")};
   kinds.push_back(priorityclasses);
+
+  // RBAC objects: stored and served, and read by the authorizer for `rbac` tokens
+  // (auth/rbac_authorizer.h).
+  const std::string rbac = "rbac.authorization.k8s.io";
+  for (auto [resource, singular, kind_name, namespaced] :
+       {std::tuple{"clusterroles", "clusterrole", "ClusterRole", false},
+        std::tuple{"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false},
+        std::tuple{"roles", "role", "Role", true},
+        std::tuple{"rolebindings", "rolebinding", "RoleBinding", true}}) {
+    auto k = kind(rbac, "v1", resource, singular, kind_name, namespaced);
+    if (std::string(kind_name).ends_with("Binding")) {
+      k.columns = {column("Role", "string", ".roleRef.name"), age()};
+    } else {
+      k.columns = {column("Created At", "date", "#createdAt")};
+    }
+    kinds.push_back(k);
+  }
 
   auto crds = kind("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                    "customresourcedefinition", "CustomResourceDefinition", false);
