@@ -32,22 +32,6 @@ TEST_CASE("the chart's CRDs are byte-identical copies of crds/", "[helm][crds]")
   }
 }
 
-// The openAPIV3Schema of each troupe.dev kind at v1alpha1, from crds/.
-std::map<std::string, YAML::Node> crdSchemas() {
-  std::map<std::string, YAML::Node> schemas;
-  for (const auto& [name, text] : yamlFilesIn("crds")) {
-    for (const auto& document : YAML::LoadAll(text)) {
-      if (document["kind"].as<std::string>("") != "CustomResourceDefinition") continue;
-      if (document["spec"]["group"].as<std::string>("") != "troupe.dev") continue;
-      for (const auto& version : document["spec"]["versions"])
-        if (version["name"].as<std::string>("") == "v1alpha1")
-          schemas.emplace(document["spec"]["names"]["kind"].as<std::string>(),
-                          static_cast<const YAML::Node&>(version["schema"]["openAPIV3Schema"]));
-    }
-  }
-  return schemas;
-}
-
 TEST_CASE("the examples' Troupe objects use only fields the CRDs define", "[helm][crds]") {
   auto schemas = crdSchemas();
   // (kind, spec, where it comes from)

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "test/helm/template_text.h"
+#include "test/support/command.h"
 
 namespace troupe::helm_test {
 
@@ -56,6 +57,36 @@ std::vector<std::filesystem::path> templateFiles() {
     if (entry.is_regular_file()) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files) {
+  std::string command = std::string(TROUPE_CHART_RENDER) + " --release-name " + kReleaseName +
+                        " --namespace " + kReleaseNamespace;
+  for (const auto& file : value_files) command += " -f " + sourcePath(file).string();
+  command += " " + sourcePath("helm/troupe").string();
+  auto rendered = troupe::testing::runCommand(command, true);
+  INFO(command << "\n" << rendered.output);
+  REQUIRE(rendered.exit_code == 0);
+  std::vector<YAML::Node> documents;
+  for (const auto& doc : YAML::LoadAll(rendered.output))
+    if (doc.IsDefined() && !doc.IsNull()) documents.push_back(doc);
+  return documents;
+}
+
+std::map<std::string, YAML::Node> crdSchemas() {
+  std::map<std::string, YAML::Node> schemas;
+  for (const auto& entry : std::filesystem::directory_iterator(sourcePath("crds"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    for (const auto& document : YAML::LoadAll(readText(entry.path()))) {
+      if (document["kind"].as<std::string>("") != "CustomResourceDefinition") continue;
+      if (document["spec"]["group"].as<std::string>("") != "troupe.dev") continue;
+      for (const auto& version : document["spec"]["versions"])
+        if (version["name"].as<std::string>("") == "v1alpha1")
+          schemas.emplace(document["spec"]["names"]["kind"].as<std::string>(),
+                          static_cast<const YAML::Node&>(version["schema"]["openAPIV3Schema"]));
+    }
+  }
+  return schemas;
 }
 
 YAML::Node findObject(const std::vector<YAML::Node>& documents, const std::string& kind,

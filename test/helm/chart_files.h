@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,18 @@ std::vector<YAML::Node> loadDocuments(const std::filesystem::path& path);
 // A template of helm/troupe/templates/ after stripActions, parsed; empty documents left out.
 std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name,
                                              Branch keep = Branch::First);
+
+// The release the tests render the chart as.
+inline constexpr const char* kReleaseName = "troupe";
+inline constexpr const char* kReleaseNamespace = "troupe-system";
+
+// helm/troupe rendered as `helm template troupe helm/troupe -n troupe-system -f FILE...`
+// renders it (chart-render, helm/render/), one node per document; fails the test with
+// chart-render's message when rendering fails.
+std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files = {});
+
+// The openAPIV3Schema of each troupe.dev kind at v1alpha1, from crds/, by kind.
+std::map<std::string, YAML::Node> crdSchemas();
 
 // The files of helm/troupe/templates/, sorted by name.
 std::vector<std::filesystem::path> templateFiles();

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "apiserver/auth/token_file.h"
 #include "controllers/object_json.h"
 #include "kube/config_loader.h"
 #include "test/support/https_client.h"
@@ -22,8 +25,15 @@ namespace troupe::operator_runtime::testing {
 using Json = nlohmann::json;
 namespace res = kube::resources;
 
-ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
+ClusterFixture::ClusterFixture(ClusterFixtureOptions options) : chart_(renderChartIdentity()) {
   std::filesystem::create_directories(dir_.path() + "/data");
+  // The admin's token and the chart's ServiceAccount's, which the stored RBAC objects
+  // authorise (scope `rbac`).
+  operator_token_ = apiserver::auth::randomToken();
+  std::ofstream(dir_.path() + "/data/tokens")
+      << apiserver::auth::randomToken() << " admin *\n"
+      << operator_token_ << " " << chart_.user() << " rbac\n";
+  authorization_log_ = dir_.path() + "/authorization.log";
   {
     // The nodes, as `troupe serve --cluster` reads them; its simulated kubelets keep them
     // Ready and run the pods bound to them.
@@ -55,7 +65,7 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     dup2(fd, 2);
     execl(binary, binary, "serve", "--data-dir", data.c_str(), "--listen", listen.c_str(),
           "--cluster", cluster.c_str(), "--crds", crds.c_str(), "--no-operator",
-          static_cast<char*>(nullptr));
+          "--authorization-log", authorization_log_.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   kubeconfig_ = data + "/kubeconfig";
@@ -74,6 +84,8 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     if (!made) continue;
     if (!(*made)->list(res::kNamespaces, "", {})) continue;
     client_ = std::move(*made);
+    config->token = operator_token_;
+    operator_client_ = std::move(kube::RestKubeClient::create(*config).value());
   }
   if (!client_) {
     std::ifstream in(log);
@@ -93,11 +105,32 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options) {
     if (ready == want) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  applyChartIdentity();
   if (options.in_process_operator) {
     startOperator();
   } else {
     startOperatorProcess();
   }
+}
+
+void ClusterFixture::applyChartIdentity() {
+  Json objects = Json::array(
+      {{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", chart_.ns}}}}});
+  for (const auto& o : chart_.rbac_objects) objects.push_back(o);
+  kubectl("apply -f -", Json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}}.dump());
+  // The operator process's kubeconfig: the admin's, with the ServiceAccount's token.
+  std::ifstream in(kubeconfig_);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string admin_token = client_->config().token;
+  auto at = text.find(admin_token);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, admin_token.size(), operator_token_);
+  operator_kubeconfig_ = dir_.path() + "/operator-kubeconfig";
+  std::ofstream(operator_kubeconfig_) << text;
+}
+
+std::vector<Decision> ClusterFixture::decisions() const {
+  return readDecisionLog(authorization_log_);
 }
 
 void ClusterFixture::startOperatorProcess() {
@@ -110,7 +143,9 @@ void ClusterFixture::startOperatorProcess() {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    execl(binary, binary, "operator", "--kubeconfig", kubeconfig_.c_str(), "--state-dir",
+    // No leader election here: a process started again after SIGKILL has a new identity
+    // and would wait out the dead one's Lease before leading.
+    execl(binary, binary, "operator", "--kubeconfig", operator_kubeconfig_.c_str(), "--state-dir",
           state.c_str(), "--leader-elect=false", "--metrics-addr", "127.0.0.1:0", "--health-addr",
           "127.0.0.1:0", "--log-level", "info", static_cast<char*>(nullptr));
     _exit(127);
@@ -132,6 +167,20 @@ ClusterFixture::~ClusterFixture() {
     int status = 0;
     waitpid(operator_pid_, &status, 0);
   }
+  // What the operator asked for and the chart does not allow. While a failed REQUIRE
+  // unwinds the test an assertion would end the process: the list is printed instead.
+  std::set<std::string> denials;
+  for (const auto& d : decisions())
+    if (d.user == chart_.user() && !d.allowed) denials.insert(d.describe());
+  std::string denied;
+  for (const auto& d : denials) denied += "\n  " + d;
+  const std::string what = "requests of the operator that the chart's RBAC rules do not allow:";
+  if (std::uncaught_exceptions() == 0) {
+    INFO(what << denied);
+    CHECK(denied.empty());
+  } else if (!denied.empty()) {
+    fmt::print(stderr, "{}{}\n", what, denied);
+  }
   if (server_pid_ > 0) {
     kill(server_pid_, SIGTERM);
     int status = 0;
@@ -142,10 +191,15 @@ ClusterFixture::~ClusterFixture() {
 void ClusterFixture::startOperator() {
   OperatorOptions options;
   options.state_dir = dir_.path() + "/state";
-  options.leader_elect = false;
+  // As the chart's Deployment runs it, with one identity across restarts so that a
+  // restarted operator renews its own Lease at once.
+  options.leader_elect = true;
+  options.leader_election_namespace = chart_.leader_election_namespace;
+  options.leader_election_id = chart_.leader_election_id;
+  options.identity = "e2e-operator";
   options.min_cycle_gap = std::chrono::milliseconds(50);
   options.cycle_interval = std::chrono::milliseconds(300);
-  auto op = Operator::create(*client_, options, time_);
+  auto op = Operator::create(*operator_client_, options, time_);
   if (!op) FAIL("operator not created: " << op.error().describe());
   operator_ = std::move(*op);
   operator_->start();

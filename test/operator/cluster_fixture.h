@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "kube/rest_kube_client.h"
 #include "operator/operator.h"
+#include "test/operator/chart_identity.h"
 #include "test/support/temp_dir.h"
 
 // A whole standalone cluster: `troupe serve` (a real process, $TROUPE_SERVE_BINARY) on a
@@ -21,6 +22,13 @@
 // kubelets (a bound pod starts Running after a simulated second, then Succeeded or Failed
 // after the troupe.dev/sim-* annotations), a KubeClient, and the operator started in-process
 // on it (or as a `troupe operator` process). Tests drive it with the real kubectl.
+//
+// The operator runs as the Helm chart installs it: the chart's ServiceAccount, ClusterRole,
+// Role and bindings (rendered as Helm renders them) are applied to the server, and the
+// operator's token is that ServiceAccount's, authorised by those RBAC objects alone; the
+// in-process operator also elects a leader on the chart's Lease. The server records every
+// authorization decision; a request of the operator that the chart does not allow fails
+// the test, named, when the fixture ends.
 namespace troupe::operator_runtime::testing {
 
 struct ClusterFixtureOptions {
@@ -47,7 +55,11 @@ class ClusterFixture {
   bool eventually(const std::function<bool()>& condition,
                   std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
+  // The admin's client, for the test's own reads and writes.
   kube::KubeClient& client() { return *client_; }
+  const ChartIdentity& chart() const { return chart_; }
+  // Every authorization decision the server made so far.
+  std::vector<Decision> decisions() const;
   Operator& op() { return *operator_; }
   // Stops the operator and starts a new one on the same state directory.
   void restartOperator();
@@ -57,11 +69,18 @@ class ClusterFixture {
 
  private:
   void startOperator();
+  void applyChartIdentity();
 
   troupe::testing::TempDir dir_;  // declared first: removed after the processes stop
   pid_t server_pid_ = -1;
   std::string kubeconfig_;
   std::unique_ptr<kube::RestKubeClient> client_;
+  ChartIdentity chart_;
+  std::string authorization_log_;
+  // The chart's ServiceAccount: its token, a client and a kubeconfig with it.
+  std::string operator_token_;
+  std::unique_ptr<kube::RestKubeClient> operator_client_;
+  std::string operator_kubeconfig_;
   SystemTimeSource time_;
   std::unique_ptr<Operator> operator_;
   pid_t operator_pid_ = -1;
