@@ -1,10 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "apiserver/auth/owner_reference_check.h"
 #include "apiserver/auth/policy_rule.h"
 #include "apiserver/auth/rbac_authorizer.h"
 #include "apiserver/auth/token_file.h"
 #include "apiserver/registry/resource_registry.h"
+#include "test/support/in_process_server.h"
 #include "test/support/memory_object_store.h"
 
 namespace troupe::apiserver {
@@ -226,6 +229,106 @@ TEST_CASE("an owner reference that blocks deletion asks for update on the owner'
                                               "team", registry);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().code == ErrorCode::Forbidden);
+}
+
+}  // namespace
+}  // namespace troupe::apiserver
+
+namespace troupe::apiserver {
+namespace {
+
+using testing::HttpCall;
+using testing::InProcessServer;
+
+testing::HttpReply as(const InProcessServer& server, const std::string& token,
+                      const std::string& method, const std::string& path,
+                      const std::string& body = "") {
+  HttpCall call;
+  call.method = method;
+  call.path = path;
+  call.token = token;
+  call.body = body;
+  if (!body.empty()) call.headers.emplace_back("Content-Type", "application/json");
+  return testing::httpsRequest(server.port(), call);
+}
+
+TEST_CASE(
+    "a ServiceAccount's token may do what the stored RBAC objects grant it, in the real "
+    "server's words, and every decision is logged",
+    "[apiserver][auth][rbac]") {
+  InProcessServer server;
+  const std::string sa = InProcessServer::kServiceAccountToken;
+  const std::string admin = server.adminToken();
+  auto message = [](const testing::HttpReply& r) {
+    return json::parse(r.body).value("message", "");
+  };
+
+  auto denied = as(server, sa, "GET", "/api/v1/pods");
+  CHECK(denied.status == 403);
+  CHECK(message(denied) ==
+        "pods is forbidden: User \"system:serviceaccount:sys:op\" cannot list resource \"pods\" "
+        "in API group \"\" at the cluster scope");
+
+  // A Role in "fixtures" lets it create ConfigMaps there, bound to the ServiceAccount.
+  (void)as(server, admin, "POST", "/api/v1/namespaces", R"({"metadata":{"name":"fixtures"}})");
+  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/fixtures/";
+  json role{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "Role"},
+      {"metadata", {{"name", "maker"}}},
+      {"rules",
+       json::array({{{"apiGroups", {""}}, {"resources", {"configmaps"}}, {"verbs", {"create"}}}})}};
+  REQUIRE(as(server, admin, "POST", rbac + "roles", role.dump()).status == 201);
+  json binding{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", {{"name", "op-makes"}}},
+      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "maker"}}},
+      {"subjects",
+       json::array({{{"kind", "ServiceAccount"}, {"name", "op"}, {"namespace", "sys"}}})}};
+  REQUIRE(as(server, admin, "POST", rbac + "rolebindings", binding.dump()).status == 201);
+
+  const std::string configmaps = "/api/v1/namespaces/fixtures/configmaps";
+  CHECK(as(server, sa, "POST", configmaps, R"({"metadata":{"name":"plain"}})").status == 201);
+  CHECK(as(server, sa, "GET", configmaps + "/plain").status == 403);
+
+  // Owned by a TrainingJob with blockOwnerDeletion: update on its finalizers is needed too.
+  const std::string owned =
+      R"({"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"troupe.dev/v1alpha1",)"
+      R"("kind":"TrainingJob","name":"j","uid":"u1","controller":true,"blockOwnerDeletion":true}]}})";
+  auto blocked = as(server, sa, "POST", configmaps, owned);
+  CHECK(blocked.status == 403);
+  CHECK(message(blocked) ==
+        "configmaps \"owned\" is forbidden: cannot set blockOwnerDeletion if an ownerReference "
+        "refers to a resource you can't set finalizers on: , <nil>");
+  role["rules"].push_back({{"apiGroups", {"troupe.dev"}},
+                           {"resources", {"trainingjobs/finalizers"}},
+                           {"verbs", {"update"}}});
+  role["metadata"]["resourceVersion"] = json::parse(
+      as(server, admin, "GET", rbac + "roles/maker").body)["metadata"]["resourceVersion"];
+  REQUIRE(as(server, admin, "PUT", rbac + "roles/maker", role.dump()).status == 200);
+  CHECK(as(server, sa, "POST", configmaps, owned).status == 201);
+
+  // The log: the denied list, and the finalizers check allowed by the binding.
+  std::ifstream in(server.authorizationLog());
+  std::vector<json> decisions;
+  for (std::string line; std::getline(in, line);) {
+    auto d = json::parse(line);
+    if (d["spec"]["user"] == InProcessServer::kServiceAccountUser) decisions.push_back(d);
+  }
+  REQUIRE_FALSE(decisions.empty());
+  CHECK(decisions.front()["spec"]["resourceAttributes"] ==
+        json{{"verb", "list"}, {"group", ""}, {"resource", "pods"}});
+  CHECK(decisions.front()["status"] == json{{"allowed", false}});
+  CHECK(decisions.back()["spec"]["resourceAttributes"] == json{{"verb", "update"},
+                                                               {"group", "troupe.dev"},
+                                                               {"resource", "trainingjobs"},
+                                                               {"subresource", "finalizers"},
+                                                               {"namespace", "fixtures"},
+                                                               {"name", "j"}});
+  CHECK(decisions.back()["status"]["reason"] ==
+        "RBAC: allowed by RoleBinding \"op-makes/fixtures\" of Role \"maker\" to ServiceAccount "
+        "\"op/sys\"");
 }
 
 }  // namespace

@@ -30,7 +30,9 @@ InProcessServer::InProcessServer(std::string kube_minor) {
   std::string data = dir_.path() + "/data";
   std::filesystem::create_directories(data);
   apiserver::auth::TokenFile::loadOrCreate(data + "/tokens").value();
-  std::ofstream(data + "/tokens", std::ios::app) << kTenantToken << " alice namespace:fixtures\n";
+  std::ofstream(data + "/tokens", std::ios::app)
+      << kTenantToken << " alice namespace:fixtures\n"
+      << kServiceAccountToken << " " << kServiceAccountUser << " rbac\n";
 
   apiserver::StandaloneOptions options;
   options.data_dir = data;
@@ -39,6 +41,7 @@ InProcessServer::InProcessServer(std::string kube_minor) {
   options.io_threads = 1;
   options.worker_threads = 2;
   options.body_limit = 64 * 1024;
+  options.authorization_log = authorizationLog();
   options.version.minor = kube_minor;
   options.version.git_version = "v1." + kube_minor + ".0-troupe";
   server_ =

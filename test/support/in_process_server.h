@@ -10,8 +10,9 @@
 #include "test/support/temp_dir.h"
 
 // A StandaloneServer in the test process on a free 127.0.0.1 port, over a
-// MemoryObjectStore, with the recorded TrainingJob CRD loaded and a tenant token for
-// namespace "fixtures" (user "alice").
+// MemoryObjectStore, with the recorded TrainingJob CRD loaded, a tenant token for
+// namespace "fixtures" (user "alice"), a token of the ServiceAccount "op" in namespace "sys"
+// authorised by the stored RBAC objects, and every authorization decision logged.
 namespace troupe::testing {
 
 class InProcessServer {
@@ -22,6 +23,10 @@ class InProcessServer {
   int port() const { return static_cast<int>(server_->port()); }
   const std::string& adminToken() const { return admin_token_; }
   static constexpr const char* kTenantToken = "alice-token-0123456789abcdef";
+  static constexpr const char* kServiceAccountToken = "op-token-0123456789abcdef";
+  static constexpr const char* kServiceAccountUser = "system:serviceaccount:sys:op";
+  // The decisions, one SubjectAccessReview (JSON) a line.
+  std::string authorizationLog() const { return dir_.path() + "/authorization.log"; }
   apiserver::StandaloneServer& server() { return *server_; }
   const std::string& dataDir() const { return dir_.path(); }
 
