@@ -97,7 +97,7 @@ std::string phaseOf(ClusterFixture& c, const std::string& name) {
 
 TEST_CASE("the operator under the chart's ServiceAccount uses every rule the chart grants it",
           "[operator][e2e][rbac]") {
-  ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8, .leader_elect = true});
   const auto grants = grantsOf(c.chart());
   REQUIRE_FALSE(grants.empty());
 

@@ -25,7 +25,8 @@ namespace troupe::operator_runtime::testing {
 using Json = nlohmann::json;
 namespace res = kube::resources;
 
-ClusterFixture::ClusterFixture(ClusterFixtureOptions options) : chart_(renderChartIdentity()) {
+ClusterFixture::ClusterFixture(ClusterFixtureOptions options)
+    : options_(options), chart_(renderChartIdentity()) {
   std::filesystem::create_directories(dir_.path() + "/data");
   // The admin's token and the chart's ServiceAccount's, which the stored RBAC objects
   // authorise (scope `rbac`).
@@ -207,7 +208,7 @@ void ClusterFixture::startOperator() {
   options.state_dir = dir_.path() + "/state";
   // As the chart's Deployment runs it, with one identity across restarts so that a
   // restarted operator renews its own Lease at once.
-  options.leader_elect = true;
+  options.leader_elect = options_.leader_elect;
   options.leader_election_namespace = chart_.leader_election_namespace;
   options.leader_election_id = chart_.leader_election_id;
   options.identity = "e2e-operator";

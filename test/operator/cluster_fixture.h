@@ -25,8 +25,8 @@
 //
 // The operator runs as the Helm chart installs it: the chart's ServiceAccount, ClusterRole,
 // Role and bindings (rendered as Helm renders them) are applied to the server, and the
-// operator's token is that ServiceAccount's, authorised by those RBAC objects alone; the
-// in-process operator also elects a leader on the chart's Lease. The server records every
+// operator's token is that ServiceAccount's, authorised by those RBAC objects alone (and,
+// with leader_elect, it elects a leader on the chart's Lease). The server records every
 // authorization decision; a request of the operator that the chart does not allow fails
 // the test, named, when the fixture ends.
 namespace troupe::operator_runtime::testing {
@@ -39,6 +39,9 @@ struct ClusterFixtureOptions {
   // false: the operator runs as a `troupe operator` process ($TROUPE_BINARY) that the
   // test may SIGKILL and start again.
   bool in_process_operator = true;
+  // The in-process operator elects a leader on the chart's Lease, with the Deployment's
+  // flags; otherwise it leads from the start, as a single replica does.
+  bool leader_elect = false;
 };
 
 class ClusterFixture {
@@ -72,6 +75,7 @@ class ClusterFixture {
   void applyChartIdentity();
 
   troupe::testing::TempDir dir_;  // declared first: removed after the processes stop
+  ClusterFixtureOptions options_;
   pid_t server_pid_ = -1;
   std::string kubeconfig_;
   std::unique_ptr<kube::RestKubeClient> client_;
