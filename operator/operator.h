@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metrics_registry.h"
 #include "common/result.h"
-#include "operator/metrics_registry.h"
 
 namespace troupe::kube {
 class KubeClient;

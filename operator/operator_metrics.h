@@ -1,6 +1,6 @@
 #pragma once
 
-#include "operator/metrics_registry.h"
+#include "common/metrics_registry.h"
 
 namespace troupe::operator_runtime {
 

@@ -9,7 +9,7 @@
 // rendered in the text exposition format (version 0.0.4) that /metrics serves. Families
 // and series are rendered in name order, so the output is stable. Written by hand rather
 // than taken from prometheus-cpp, which Debian bookworm does not package.
-namespace troupe::operator_runtime {
+namespace troupe {
 
 using MetricLabels = std::map<std::string, std::string>;
 
@@ -50,4 +50,4 @@ class MetricsRegistry {
   std::map<std::string, Family> families_;  // guarded by mu_
 };
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe

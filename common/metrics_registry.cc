@@ -1,4 +1,4 @@
-#include "operator/metrics_registry.h"
+#include "common/metrics_registry.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/check.h"
 
-namespace troupe::operator_runtime {
+namespace troupe {
 namespace {
 
 std::string escapeLabel(const std::string& v) {
@@ -146,4 +146,4 @@ std::string MetricsRegistry::render() const {
   return out;
 }
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe
