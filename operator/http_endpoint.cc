@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "common/listen_address.h"
 #include "common/log.h"
 #include "common/thread_name.h"
 
@@ -107,29 +108,11 @@ class BeastHttpEndpoint final : public HttpEndpoint {
 
 Result<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& address,
                                                           HttpHandler handler) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos)
-    return makeError(ErrorCode::Invalid, "address",
-                     fmt::format("Invalid value: \"{}\": must be host:port or :port", address));
-  std::string host = address.substr(0, colon);
-  int port = 0;
-  try {
-    port = std::stoi(address.substr(colon + 1));
-  } catch (const std::exception&) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535)
-    return makeError(ErrorCode::Invalid, "address",
-                     fmt::format("Invalid value: \"{}\": the port must be 0..65535", address));
-  boost::system::error_code ec;
-  auto ip = host.empty() ? asio::ip::address(asio::ip::address_v4::any())
-                         : asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec)
-    return makeError(ErrorCode::Invalid, "address",
-                     fmt::format("Invalid value: \"{}\": {} is not an IP address", address, host));
+  auto parsed = parseListenAddress(address, "address");
+  if (!parsed) return parsed.error();
   try {
     return std::unique_ptr<HttpEndpoint>(new BeastHttpEndpoint(
-        tcp::endpoint(ip, static_cast<unsigned short>(port)), std::move(handler)));
+        tcp::endpoint(asio::ip::make_address(parsed->host), parsed->port), std::move(handler)));
   } catch (const boost::system::system_error& e) {
     return makeError(ErrorCode::Unavailable, "address",
                      fmt::format("cannot listen on {}: {}", address, e.what()));
