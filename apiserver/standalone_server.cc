@@ -143,11 +143,36 @@ Status StandaloneServer::start() {
     if (!made) return makeError(ErrorCode::Internal, "namespaces", made.error().status.dump());
   }
 
-  for (const auto& dir : options.crd_dirs) {
-    if (!std::filesystem::is_directory(dir)) {
-      log::warn("CRD directory not found", {{"dir", dir}});
-      continue;
+  // Creates a CRD, or brings a stored one's spec up to date; `origin` names the source.
+  auto apply_crds = [&](std::vector<json>& docs, const std::string& origin) -> Status {
+    for (auto& doc : docs) {
+      if (!doc.is_object() || doc.value("kind", "") != "CustomResourceDefinition") continue;
+      std::string name = metaString(doc, "name");
+      auto existing = s.store->get({crd_kind.storageName(), "", name});
+      ApiResult<StoredObject> result = existing ? s.objects->mutate(
+                                                      crd_kind, "", name,
+                                                      [&](const json& current) -> ApiResult<json> {
+                                                        json next = current;
+                                                        next["spec"] = doc["spec"];
+                                                        return next;
+                                                      },
+                                                      Subresource::Main, false)
+                                                : s.objects->create(crd_kind, "", doc, false);
+      if (!result)
+        return makeError(ErrorCode::Invalid, origin,
+                         "CRD " + name + ": " + result.error().status.value("message", ""));
     }
+    return {};
+  };
+  for (std::size_t i = 0; i < options.crd_manifests.size(); ++i) {
+    const std::string origin = "built-in CRD manifest " + std::to_string(i);
+    auto docs = yamlDocumentsToJson(options.crd_manifests[i]);
+    if (!docs) return makeError(ErrorCode::Invalid, origin, docs.error().message);
+    if (auto applied = apply_crds(*docs, origin); !applied) return applied;
+  }
+  for (const auto& dir : options.crd_dirs) {
+    if (!std::filesystem::is_directory(dir))
+      return makeError(ErrorCode::NotFound, "--crds", "not a directory: " + dir);
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir))
       if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml")
@@ -156,32 +181,14 @@ Status StandaloneServer::start() {
     for (const auto& file : files) {
       auto docs = objectsInFile(file);
       if (!docs) return docs.error();
-      for (auto& doc : *docs) {
-        if (!doc.is_object() || doc.value("kind", "") != "CustomResourceDefinition") continue;
-        std::string name = metaString(doc, "name");
-        auto existing = s.store->get({crd_kind.storageName(), "", name});
-        ApiResult<StoredObject> result = existing
-                                             ? s.objects->mutate(
-                                                   crd_kind, "", name,
-                                                   [&](const json& current) -> ApiResult<json> {
-                                                     json next = current;
-                                                     next["spec"] = doc["spec"];
-                                                     return next;
-                                                   },
-                                                   Subresource::Main, false)
-                                             : s.objects->create(crd_kind, "", doc, false);
-        if (!result)
-          return makeError(ErrorCode::Invalid, file,
-                           "CRD " + name + ": " + result.error().status.value("message", ""));
-      }
+      if (auto applied = apply_crds(*docs, file); !applied) return applied;
     }
   }
 
-  if (!options.cluster_file.empty()) {
-    ResourceKind node_kind = *s.registry.find("", "v1", "nodes");
-    auto docs = objectsInFile(options.cluster_file);
-    if (!docs) return docs.error();
-    for (auto& doc : *docs) {
+  // Creates the Nodes that do not exist yet; `origin` names the source.
+  ResourceKind node_kind = *s.registry.find("", "v1", "nodes");
+  auto create_nodes = [&](std::vector<json> docs, const std::string& origin) -> Status {
+    for (auto& doc : docs) {
       if (!doc.is_object() || doc.value("kind", "") != "Node") continue;
       std::string name = metaString(doc, "name");
       if (s.store->get({"nodes", "", name})) continue;
@@ -192,10 +199,17 @@ Status StandaloneServer::start() {
           applied.dump() + "\n";
       auto made = s.objects->create(node_kind, "", doc, false);
       if (!made)
-        return makeError(ErrorCode::Invalid, options.cluster_file,
+        return makeError(ErrorCode::Invalid, origin,
                          "Node " + name + ": " + made.error().status.value("message", ""));
     }
+    return {};
+  };
+  if (!options.cluster_file.empty()) {
+    auto docs = objectsInFile(options.cluster_file);
+    if (!docs) return docs.error();
+    if (auto made = create_nodes(std::move(*docs), options.cluster_file); !made) return made;
   }
+  if (auto made = create_nodes(options.nodes, "the built-in cluster"); !made) return made;
 
   if (auto started = s.gc->start(); !started) return started;
 

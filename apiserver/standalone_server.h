@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,7 +25,10 @@ struct StandaloneOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 6443;          // 0: any free port
   std::string cluster_file;           // YAML of Node objects; empty: none
+  std::vector<nlohmann::json> nodes;  // Node objects created at start too, when missing
   std::vector<std::string> crd_dirs;  // every *.yaml in them is applied at start
+  // YAML texts of CRDs applied at start as well (the binary's own, api/crd_manifests.h).
+  std::vector<std::string> crd_manifests;
   VersionInfo version;
   std::size_t io_threads = 2;
   // Handlers block until their write is durable; every handler waiting at once shares one
