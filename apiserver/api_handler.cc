@@ -1,5 +1,6 @@
 #include "apiserver/api_handler.h"
 
+#include <chrono>
 #include <optional>
 
 #include "apiserver/auth/owner_reference_check.h"
@@ -17,6 +18,8 @@ namespace {
 using json = nlohmann::json;
 
 thread_local const auth::Identity* t_identity = nullptr;
+// What the request on this thread is, for the metrics; set once its resource is known.
+thread_local RequestLabels t_labels;
 
 http::Response text(int status, std::string body) {
   http::Response response;
@@ -82,6 +85,19 @@ std::string verbOf(const http::Request& request, bool has_name) {
   return "";
 }
 
+// kube-apiserver's verb label for a REST verb.
+const char* metricsVerb(const std::string& verb) {
+  if (verb == "get") return "GET";
+  if (verb == "list") return "LIST";
+  if (verb == "watch") return "WATCH";
+  if (verb == "create") return "POST";
+  if (verb == "update") return "PUT";
+  if (verb == "patch") return "PATCH";
+  if (verb == "delete") return "DELETE";
+  if (verb == "deletecollection") return "DELETECOLLECTION";
+  return "";
+}
+
 }  // namespace
 
 ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens,
@@ -142,7 +158,34 @@ ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens,
               });
 }
 
+void ApiHandler::addRoute(Access access, std::string method, std::string pattern,
+                          RouteHandler handler) {
+  if (access == Access::Public) {
+    public_routes_.add(std::move(method), std::move(pattern), std::move(handler));
+    return;
+  }
+  routes_.add(
+      std::move(method), std::move(pattern),
+      [handler = std::move(handler)](const http::Request& request, const RouteParams& p) {
+        const auth::Identity& identity = *t_identity;
+        if (identity.admin) return handler(request, p);
+        return statusResponse(statusError(
+            403, "Forbidden",
+            "forbidden: User \"" + identity.user + "\" cannot get path \"" + request.path + "\""));
+      });
+}
+
 http::Response ApiHandler::handle(const http::Request& request) {
+  if (!metrics_) return answer(request);
+  const auto start = std::chrono::steady_clock::now();
+  t_labels = RequestLabels{request.method, "", "", ""};
+  http::Response response = answer(request);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  metrics_->requestAnswered(t_labels, response.status, took.count());
+  return response;
+}
+
+http::Response ApiHandler::answer(const http::Request& request) {
   if (auto response = public_routes_.route(request)) return *response;
   auto identity = tokens_.authenticate(request.header("authorization"));
   if (!identity) return statusResponse(statusError(401, "Unauthorized", "Unauthorized"));
@@ -178,6 +221,7 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
   if (!hasSubresource(*kind, sub)) return pageNotFound();
 
   std::string verb = verbOf(request, !name.empty());
+  if (metrics_) t_labels = RequestLabels{metricsVerb(verb), group, kind->resource, sub};
   auth::Attributes attributes{verb, group, kind->resource, sub, ns, name};
   if (verb.empty()) return statusResponse(methodNotSupported(request.method, kind->kind));
   auto forbidden = [&](const std::string& message) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "apiserver/api_server_metrics.h"
 #include "apiserver/auth/authorizer.h"
 #include "apiserver/auth/token_file.h"
 #include "apiserver/handlers/discovery.h"
@@ -27,7 +28,16 @@ class ApiHandler {
   // Marks the server ready: /readyz answers ok from then on.
   void setReady(bool ready) { ready_ = ready; }
 
+  // Who may call a route added from outside the REST surface (the dashboard, /metrics).
+  enum class Access { Public, Admin };
+  // Adds such a route; before the server serves. An Admin route answers 401 without a
+  // token and 403 to a token that is not an admin's.
+  void addRoute(Access access, std::string method, std::string pattern, RouteHandler handler);
+  // Counts every request and its latency from then on (null: none); before it serves.
+  void setMetrics(ApiServerMetrics* metrics) { metrics_ = metrics; }
+
  private:
+  http::Response answer(const http::Request& request);
   http::Response handleResource(const http::Request& request, const std::string& group,
                                 const std::string& version, const std::string& rest,
                                 const auth::Identity& identity);
@@ -44,6 +54,7 @@ class ApiHandler {
   std::string server_address_;
   Router public_routes_;  // no authentication needed
   Router routes_;
+  ApiServerMetrics* metrics_ = nullptr;
   std::atomic<bool> ready_{false};
 };
 

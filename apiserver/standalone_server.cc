@@ -234,6 +234,10 @@ Status StandaloneServer::start() {
   s.handler = std::make_unique<ApiHandler>(context, std::move(tokens.value()),
                                            std::move(authorizer), options.version,
                                            options.address + ":" + std::to_string(options.port));
+  for (const auto& route : options.routes)
+    s.handler->addRoute(route.admin_only ? ApiHandler::Access::Admin : ApiHandler::Access::Public,
+                        route.method, route.pattern, route.handler);
+  s.handler->setMetrics(options.metrics);
   http::ServerOptions server_options;
   server_options.address = options.address;
   server_options.port = options.port;

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/api_server_metrics.h"
 #include "apiserver/handlers/discovery.h"
 #include "apiserver/http/http_message.h"
 #include "apiserver/object_service.h"
+#include "apiserver/router.h"
 #include "apiserver/storage/object_store.h"
 #include "common/result.h"
 
@@ -37,6 +39,17 @@ struct StandaloneOptions {
   std::size_t body_limit = 3 * 1024 * 1024;
   // Appends every authorization decision to this file (auth/decision_log.h); empty: none.
   std::string authorization_log;
+  // Routes beyond the Kubernetes API (the dashboard's pages, /metrics); an admin-only one
+  // needs an admin's token, a public one no token at all.
+  struct Route {
+    bool admin_only = true;
+    std::string method = "GET";
+    std::string pattern;
+    RouteHandler handler;
+  };
+  std::vector<Route> routes;
+  // Counts requests and their latency (null: not counted); outlives the server.
+  ApiServerMetrics* metrics = nullptr;
 };
 
 class StandaloneServer {

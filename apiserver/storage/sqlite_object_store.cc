@@ -131,6 +131,7 @@ struct SqliteObjectStore::Writer {
   CompactionPolicy policy;
   std::size_t max_batch = 0;
   WatchHub* hub = nullptr;
+  std::function<void(std::size_t, std::chrono::nanoseconds)> on_commit;  // set before start
 
   // The last committed revision and the compacted one, as durable in the database.
   std::atomic<Revision> committed{0};
@@ -375,6 +376,7 @@ struct SqliteObjectStore::Writer {
   }
 
   void commitBatch(const std::vector<std::shared_ptr<WriteOp>>& ops) {
+    const auto started = SteadyClock::now();
     if (auto s = begin.run(); !s) {
       failAll(ops, s.error());
       return;
@@ -405,6 +407,8 @@ struct SqliteObjectStore::Writer {
       writes += static_cast<std::uint64_t>(revision - before);
       hub->publish(std::move(events));
       recordSample(revision);
+      if (on_commit)
+        on_commit(static_cast<std::size_t>(revision - before), SteadyClock::now() - started);
     }
     for (std::size_t i = 0; i < ops.size(); ++i) ops[i]->done.set_value(std::move(results[i]));
   }
@@ -722,6 +726,7 @@ Result<std::unique_ptr<SqliteObjectStore>> SqliteObjectStore::open(
         return readers->history(resource, ns, after, upto);
       },
       store->writer_->committed.load());
+  store->writer_->on_commit = store->options_.on_commit;
   store->writer_->start(store->hub_.get(), store->options_.compaction, store->options_.max_batch);
   log::info("storage: opened", {{"file", file.string()},
                                 {"revision", store->writer_->committed.load()},

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -53,6 +54,9 @@ struct SqliteObjectStoreOptions {
   std::size_t max_batch = 2048;
   // The most read connections open at once; more concurrent readers wait for one.
   std::size_t max_readers = 8;
+  // Called on the writer thread after each commit that wrote, with its writes and the time
+  // its transaction and fsync took (for metrics); must return quickly.
+  std::function<void(std::size_t writes, std::chrono::nanoseconds took)> on_commit;
 };
 
 // Counters since open, for benchmarks and metrics.
