@@ -1,26 +1,41 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <atomic>
 #include <filesystem>
 
+#include "api/crd_manifests.h"
+#include "apiserver/api_server_metrics.h"
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
 #include "common/log.h"
+#include "common/metrics_registry.h"
 #include "kube/rest_kube_client.h"
+#include "kubelet/demo_cluster.h"
 #include "kubelet/standalone_kubelets.h"
 #include "loopback/loopback_transport.h"
 #include "operator/commands.h"
+#include "operator/http_endpoint.h"
 #include "operator/operator.h"
 
 namespace troupe::cli {
 
 namespace {
 
+// On by default; a default that is taken (a second `troupe serve`, or something else on the
+// machine) is a warning, a named one an error.
+constexpr const char* kDefaultMetricsAddr = "127.0.0.1:8080";
+constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
 struct ServeFlags {
   std::string data_dir = "./troupe-data";
   std::string listen = "127.0.0.1:6443";
-  std::string cluster = "examples/cluster.yaml";
-  std::vector<std::string> crd_dirs;
+  std::string cluster;  // empty: the built-in demo cluster, sized by `shape`
+  kubelet::DemoClusterShape shape;
+  bool shape_given = false;
+  std::vector<std::string> crd_dirs;  // empty: the CRDs compiled into the binary
+  std::string metrics_addr = kDefaultMetricsAddr;
+  bool metrics_addr_given = false;
   std::string kube_minor = "28";
   double sim_speed = 1;
   bool no_kubelets = false;
@@ -91,19 +106,36 @@ int runServe(const ServeFlags& flags) {
   options.data_dir = flags.data_dir;
   options.address = listen->first;
   options.port = listen->second;
-  options.cluster_file = flags.cluster;
-  if (!options.cluster_file.empty() && !std::filesystem::exists(options.cluster_file)) {
-    if (flags.cluster == ServeFlags{}.cluster) {
-      options.cluster_file.clear();  // the default file is optional
-    } else {
+  if (!flags.cluster.empty()) {
+    if (flags.shape_given) {
+      fmt::print(stderr,
+                 "troupe serve: --nodes, --gpus-per-node and --racks size the built-in cluster; "
+                 "they cannot be used with --cluster\n");
+      return 2;
+    }
+    if (!std::filesystem::is_regular_file(flags.cluster)) {
       fmt::print(stderr, "troupe serve: --cluster: file not found: {}\n", flags.cluster);
+      return 2;
+    }
+    options.cluster_file = flags.cluster;
+  } else {
+    auto nodes = kubelet::demoClusterNodes(flags.shape);
+    if (!nodes) {
+      fmt::print(stderr, "troupe serve: {}\n", nodes.error().describe());
+      return 2;
+    }
+    options.nodes = std::move(*nodes);
+  }
+  for (const auto& dir : flags.crd_dirs) {
+    if (!std::filesystem::is_directory(dir)) {
+      fmt::print(stderr, "troupe serve: --crds: not a directory: {}\n", dir);
       return 2;
     }
   }
   options.crd_dirs = flags.crd_dirs;
   options.authorization_log = flags.authorization_log;
-  if (options.crd_dirs.empty() && std::filesystem::is_directory("crds"))
-    options.crd_dirs = {"crds"};
+  if (flags.crd_dirs.empty())
+    for (const auto& crd : api::crdManifests()) options.crd_manifests.emplace_back(crd.yaml);
   options.version.minor = flags.kube_minor;
   options.version.git_version = "v1." + flags.kube_minor + ".0-troupe";
 
@@ -113,14 +145,37 @@ int runServe(const ServeFlags& flags) {
     return 2;
   }
 
+  // The API server's own metrics; the operator keeps its own registry. /metrics serves both.
+  MetricsRegistry server_registry;
+  apiserver::ApiServerMetrics server_metrics(server_registry);
+  options.metrics = &server_metrics;
+
   apiserver::SqliteObjectStoreOptions store_options;
   store_options.data_dir = flags.data_dir;
+  store_options.on_commit = [&server_metrics](std::size_t writes, std::chrono::nanoseconds took) {
+    server_metrics.committed(writes, std::chrono::duration<double>(took).count());
+  };
   auto store = apiserver::SqliteObjectStore::open(store_options);
   if (!store) {
     fmt::print(stderr, "troupe serve: {}\n", store.error().describe());
     return 1;
   }
+  const apiserver::SqliteObjectStore* store_view = store->get();
 
+  // Set while the in-process operator runs; /metrics may be asked for at any moment.
+  std::atomic<operator_runtime::Operator*> metered_operator{nullptr};
+  auto metrics_text = [&]() {
+    server_metrics.setWatchers(store_view->watcherCount());
+    std::string text;
+    if (auto* op = metered_operator.load()) text = op->metrics().render();
+    return text + server_registry.render();
+  };
+  options.routes.push_back({true, "GET", "/metrics", [&](const auto&, const auto&) {
+                              apiserver::http::Response response;
+                              response.content_type = kMetricsContentType;
+                              response.body = metrics_text();
+                              return response;
+                            }});
   // SIGTERM and SIGINT are taken by sigwait below, on this thread only.
   sigset_t signals;
   sigemptyset(&signals);
@@ -133,12 +188,42 @@ int runServe(const ServeFlags& flags) {
     fmt::print(stderr, "troupe serve: {}\n", started.error().describe());
     return 1;
   }
-  fmt::print("troupe serve: listening on https://{}:{}, kubeconfig {}\n", options.address,
-             server.port(), server.kubeconfigPath());
+  std::unique_ptr<operator_runtime::HttpEndpoint> metrics_endpoint;
+  if (!flags.metrics_addr.empty()) {
+    auto endpoint = operator_runtime::HttpEndpoint::start(
+        flags.metrics_addr, [&](const std::string& path) -> operator_runtime::HttpAnswer {
+          if (path != "/metrics") return {404, "text/plain", "not found\n"};
+          return {200, kMetricsContentType, metrics_text()};
+        });
+    if (endpoint) {
+      metrics_endpoint = std::move(endpoint.value());
+    } else if (flags.metrics_addr_given) {
+      fmt::print(stderr, "troupe serve: --metrics-addr: {}\n", endpoint.error().message);
+      server.stop();
+      return 1;
+    } else {
+      log::warn("metrics not served: the default address is taken (see --metrics-addr)",
+                {{"address", flags.metrics_addr}, {"error", endpoint.error().message}});
+    }
+  }
+  const std::string url = fmt::format("https://{}:{}", options.address, server.port());
+  fmt::print("troupe serve: listening on {}, kubeconfig {}\n", url, server.kubeconfigPath());
+  if (metrics_endpoint) {
+    auto colon = flags.metrics_addr.rfind(':');
+    std::string host = flags.metrics_addr.substr(0, colon);
+    fmt::print("troupe serve: metrics http://{}:{}/metrics\n", host.empty() ? "0.0.0.0" : host,
+               metrics_endpoint->port());
+  }
   std::fflush(stdout);
+  log::info("serving",
+            {{"url", url}, {"metrics_port", metrics_endpoint ? metrics_endpoint->port() : 0}});
   // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md),
   // through the loopback.
   std::unique_ptr<kubelet::StandaloneKubelets> kubelets;
+  auto stop_all = [&] {
+    if (metrics_endpoint) metrics_endpoint->stop();
+    metered_operator = nullptr;
+  };
   if (!flags.no_kubelets) {
     kubelet::SimulatedClusterOptions kubelet_options;
     kubelet_options.speed = *sim_speed;
@@ -146,6 +231,7 @@ int runServe(const ServeFlags& flags) {
         loopbackClient(server, "troupe-kubelet (simulated)"), kubelet_options);
     if (!started) {
       fmt::print(stderr, "troupe serve: simulated kubelets: {}\n", started.error().describe());
+      stop_all();
       server.stop();
       return 1;
     }
@@ -161,16 +247,19 @@ int runServe(const ServeFlags& flags) {
     auto started = startOperator(server, flags.data_dir, time);
     if (!started) {
       fmt::print(stderr, "troupe serve: operator: {}\n", started.error().describe());
+      stop_all();
       if (kubelets) kubelets->stop();
       server.stop();
       return 1;
     }
     operator_client = std::move(started->client);
     the_operator = std::move(started->op);
+    metered_operator = the_operator.get();
   }
   int received = 0;
   sigwait(&signals, &received);
   log::info("stopping", {{"signal", received}});
+  stop_all();
   if (the_operator) the_operator->stop();
   if (kubelets) kubelets->stop();
   server.stop();
@@ -188,10 +277,25 @@ void addServeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--listen", flags->listen, "ADDRESS:PORT to serve HTTPS on")
       ->capture_default_str();
-  cmd->add_option("--cluster", flags->cluster, "YAML file of Node objects to create at start")
-      ->capture_default_str();
+  cmd->add_option("--cluster", flags->cluster,
+                  "YAML file of Node objects to create at start, instead of the built-in "
+                  "cluster");
+  auto* nodes = cmd->add_option("--nodes", flags->shape.nodes,
+                                "Nodes of the built-in simulated cluster (0 for none)")
+                    ->capture_default_str();
+  auto* gpus = cmd->add_option("--gpus-per-node", flags->shape.gpus_per_node,
+                               "GPUs of each node of the built-in cluster")
+                   ->capture_default_str();
+  auto* racks = cmd->add_option("--racks", flags->shape.racks,
+                                "Racks the built-in cluster's nodes are spread over (two to a "
+                                "block)")
+                    ->capture_default_str();
   cmd->add_option("--crds", flags->crd_dirs,
-                  "Directory of CRD manifests (*.yaml) applied at start (default: ./crds)");
+                  "Directory of CRD manifests (*.yaml) applied at start, instead of the CRDs "
+                  "built into troupe (repeatable)");
+  auto* metrics = cmd->add_option("--metrics-addr", flags->metrics_addr,
+                                  "ADDRESS:PORT of /metrics (plain HTTP; \"\" turns it off)")
+                      ->capture_default_str();
   cmd->add_option("--kube-minor", flags->kube_minor,
                   "Kubernetes minor version reported by /version (kubectl's dispatcher picks "
                   "kubectl 1.<minor>)")
@@ -210,7 +314,11 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--authorization-log", flags->authorization_log,
                   "Append every authorization decision to this file, one SubjectAccessReview "
                   "(JSON) a line: which requests a client makes and what allowed them");
-  cmd->callback([flags] { throw CommandExit{runServe(*flags)}; });
+  cmd->callback([flags, nodes, gpus, racks, metrics] {
+    flags->shape_given = nodes->count() + gpus->count() + racks->count() > 0;
+    flags->metrics_addr_given = metrics->count() > 0;
+    throw CommandExit{runServe(*flags)};
+  });
 }
 
 }  // namespace troupe::cli

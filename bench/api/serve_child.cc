@@ -71,10 +71,14 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
   std::vector<std::string> args = {"/proc/self/exe", "serve",
                                    "--data-dir",     data_dir,
                                    "--listen",       fmt::format("127.0.0.1:{}", child->port_),
-                                   "--cluster",      options.cluster_file,
                                    "--crds",         options.crd_dir,
                                    "--sim-speed",    fmt::format("{}", options.sim_speed),
                                    "--log-level",    options.log_level};
+  // No cluster file: no nodes (not the built-in demo cluster).
+  if (options.cluster_file.empty())
+    args.insert(args.end(), {"--nodes", "0"});
+  else
+    args.insert(args.end(), {"--cluster", options.cluster_file});
   if (!options.operator_in_process) args.push_back("--no-operator");
   if (!options.kubelets) args.push_back("--no-kubelets");
   std::vector<char*> argv;

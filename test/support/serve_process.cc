@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,9 @@ bool ServeProcess::start() {
                                      "--listen",     listen,      "--crds",       crds,
                                      "--kube-minor", kube_minor_, "--no-operator"};
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+    // Nodes only from a cluster file the test names, not the built-in demo cluster.
+    if (std::find(args.begin(), args.end(), "--cluster") == args.end())
+      args.insert(args.end(), {"--nodes", "0"});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
