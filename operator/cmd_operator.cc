@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "dashboard/dashboard_server.h"
 #include "kube/config_loader.h"
 #include "kube/rest_kube_client.h"
 #include "operator/commands.h"
@@ -24,6 +25,7 @@ struct OperatorFlags {
   std::string leader_election_id = "troupe-operator";
   std::string metrics_addr = ":8080";
   std::string health_addr = ":8081";
+  std::string dashboard_addr;  // empty: no dashboard
   std::string log_level = "info";
   double kube_qps = 50;
   int kube_burst = 100;
@@ -92,19 +94,31 @@ int runOperator(const OperatorFlags& flags) {
         return {404, "text/plain", "not found\n"};
       });
   if (!health) return fail("--health-addr: " + health.error().message);
+  // The dashboard reads the API with each viewer's own token, never the operator's.
+  std::unique_ptr<dashboard::DashboardServer> dashboard_server;
+  if (!flags.dashboard_addr.empty()) {
+    auto proxy = dashboard::ApiProxy::create(*config);
+    if (!proxy) return fail("--dashboard-addr: " + proxy.error().describe());
+    auto started = dashboard::DashboardServer::start(flags.dashboard_addr, std::move(*proxy));
+    if (!started) return fail(started.error().describe());
+    dashboard_server = std::move(started.value());
+  }
 
   std::signal(SIGTERM, onSignal);
   std::signal(SIGINT, onSignal);
-  log::info("troupe operator starting", {{"server", config->server},
-                                         {"source", config->source},
-                                         {"state_dir", flags.state_dir},
-                                         {"leader_elect", flags.leader_elect},
-                                         {"metrics_port", (*metrics)->port()},
-                                         {"health_port", (*health)->port()}});
+  log::info("troupe operator starting",
+            {{"server", config->server},
+             {"source", config->source},
+             {"state_dir", flags.state_dir},
+             {"leader_elect", flags.leader_elect},
+             {"metrics_port", (*metrics)->port()},
+             {"health_port", (*health)->port()},
+             {"dashboard_port", dashboard_server ? dashboard_server->port() : 0}});
   the_operator.start();
   while (g_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   log::info("signal received: shutting down", {{"signal", static_cast<int>(g_signal)}});
   the_operator.stop();
+  if (dashboard_server) dashboard_server->stop();
   (*metrics)->stop();
   (*health)->stop();
   return 0;
@@ -132,6 +146,9 @@ void addOperatorCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--health-addr", flags->health_addr, "Address of /healthz and /readyz")
       ->capture_default_str();
+  cmd->add_option("--dashboard-addr", flags->dashboard_addr,
+                  "Address of the web dashboard (/dashboard/), e.g. 127.0.0.1:8082 for kubectl "
+                  "port-forward; off when empty");
   cmd->add_option("--log-level", flags->log_level, "debug, info, warn or error")
       ->capture_default_str();
   cmd->add_option("--kube-qps", flags->kube_qps, "Client-side request rate to the API")

@@ -10,6 +10,7 @@
 #include "apiserver/storage/sqlite_object_store.h"
 #include "common/log.h"
 #include "common/metrics_registry.h"
+#include "dashboard/static_files.h"
 #include "kube/rest_kube_client.h"
 #include "kubelet/demo_cluster.h"
 #include "kubelet/standalone_kubelets.h"
@@ -176,6 +177,19 @@ int runServe(const ServeFlags& flags) {
                               response.body = metrics_text();
                               return response;
                             }});
+  for (const char* pattern : {"/dashboard", "/dashboard/{path...}"}) {
+    options.routes.push_back(
+        {false, "GET", pattern, [](const apiserver::http::Request& request, const auto&) {
+           auto file = dashboard::staticFile(request.path);
+           apiserver::http::Response response;
+           response.status = file.status;
+           response.content_type = file.content_type;
+           response.body = std::string(file.body);
+           response.headers = std::move(file.headers);
+           return response;
+         }});
+  }
+
   // SIGTERM and SIGINT are taken by sigwait below, on this thread only.
   sigset_t signals;
   sigemptyset(&signals);
@@ -208,6 +222,7 @@ int runServe(const ServeFlags& flags) {
   }
   const std::string url = fmt::format("https://{}:{}", options.address, server.port());
   fmt::print("troupe serve: listening on {}, kubeconfig {}\n", url, server.kubeconfigPath());
+  fmt::print("troupe serve: dashboard {}/dashboard/\n", url);
   if (metrics_endpoint) {
     auto colon = flags.metrics_addr.rfind(':');
     std::string host = flags.metrics_addr.substr(0, colon);
@@ -215,8 +230,9 @@ int runServe(const ServeFlags& flags) {
                metrics_endpoint->port());
   }
   std::fflush(stdout);
-  log::info("serving",
-            {{"url", url}, {"metrics_port", metrics_endpoint ? metrics_endpoint->port() : 0}});
+  log::info("serving", {{"url", url},
+                        {"dashboard", url + "/dashboard/"},
+                        {"metrics_port", metrics_endpoint ? metrics_endpoint->port() : 0}});
   // The simulated kubelets are a client of the API, like real ones (docs/simulated-cluster.md),
   // through the loopback.
   std::unique_ptr<kubelet::StandaloneKubelets> kubelets;
