@@ -1,7 +1,9 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <string_view>
 
+#include "cli/kubectl_plugin.h"
 #include "operator/commands.h"
 
 namespace {
@@ -19,6 +21,11 @@ void raiseOpenFileLimit() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // kubectl runs `kubectl troupe ...` as kubectl-troupe, a link to this binary.
+  std::string_view invoked = argc > 0 ? argv[0] : "";
+  if (auto slash = invoked.rfind('/'); slash != std::string_view::npos)
+    invoked.remove_prefix(slash + 1);
+  if (invoked == troupe::cli::kPluginName) return troupe::cli::runKubectlPlugin(argc, argv);
   raiseOpenFileLimit();
   CLI::App app{"troupe: gang scheduling, fair-share queues and preemption for AI training"};
   app.require_subcommand(1);
