@@ -9,9 +9,16 @@
 // then SIGKILL) when the object goes, and never outliving the test.
 namespace troupe::testing {
 
+struct ChildOptions {
+  std::string working_dir;  // empty: the test's
+  // Leads a process group of its own, and stop() signals the whole group: for programs
+  // that start helpers of their own (a browser).
+  bool own_process_group = false;
+};
+
 class ChildProcess {
  public:
-  ChildProcess(std::vector<std::string> argv, std::string log_file);
+  ChildProcess(std::vector<std::string> argv, std::string log_file, ChildOptions options = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -23,6 +30,7 @@ class ChildProcess {
 
  private:
   std::string log_file_;
+  ChildOptions options_;
   pid_t pid_ = -1;
 };
 

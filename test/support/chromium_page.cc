@@ -1,9 +1,5 @@
 #include "test/support/chromium_page.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio.hpp>
@@ -81,20 +77,9 @@ Result<std::unique_ptr<ChromiumPage>> ChromiumPage::start(const std::string& log
   args.push_back("--user-data-dir=" + page->profile_.path());
   args.push_back("--window-size=" + std::to_string(width) + "," + std::to_string(height));
   args.push_back("about:blank");
-  page->pid_ = fork();
-  if (page->pid_ == 0) {
-    setpgid(0, 0);  // its own process group: the browser's helpers go with it
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary, argv.data());
-    _exit(127);
-  }
-  setpgid(page->pid_, page->pid_);  // as the child does, whichever runs first
+  // Its own process group: the browser's helper processes go with it.
+  page->browser_ = std::make_unique<ChildProcess>(std::move(args), log_file,
+                                                  ChildOptions{"", /*own_process_group=*/true});
   // Chromium writes the port it picked, and its browser endpoint, to DevToolsActivePort.
   const std::string port_file = page->profile_.path() + "/DevToolsActivePort";
   int port = 0;
@@ -141,18 +126,7 @@ ChromiumPage::~ChromiumPage() {
     beast::error_code ec;
     connection_->ws.next_layer().close(ec);
   }
-  if (pid_ > 0) {
-    const pid_t group = pid_;  // the browser leads its own process group (setpgid above)
-    ::kill(-group, SIGTERM);
-    bool exited = false;
-    for (int i = 0; i < 100 && !exited; ++i) {
-      exited = waitpid(group, nullptr, WNOHANG) == group;
-      if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ::kill(-group, SIGKILL);  // the browser if it did not exit, and any helper left behind
-    if (!exited) waitpid(group, nullptr, 0);
-    pid_ = -1;
-  }
+  if (browser_) browser_->stop();
 }
 
 Result<json> ChromiumPage::call(const std::string& method, const json& params) {

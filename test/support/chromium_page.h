@@ -2,13 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <memory>
 #include <string>
 
 #include "common/result.h"
+#include "test/support/child_process.h"
 #include "test/support/temp_dir.h"
 
 // Debian's headless Chromium (/usr/bin/chromium), started for one test with a fresh
@@ -41,8 +40,8 @@ class ChromiumPage {
   ChromiumPage() = default;
   Result<nlohmann::json> call(const std::string& method, const nlohmann::json& params);
 
-  TempDir profile_;
-  pid_t pid_ = -1;
+  TempDir profile_;  // declared first: removed after the browser is gone
+  std::unique_ptr<ChildProcess> browser_;
   std::unique_ptr<Connection> connection_;
   int next_id_ = 1;
 };

@@ -1,11 +1,5 @@
 #include "test/support/demo_serve.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,9 +12,7 @@ namespace troupe::testing {
 
 DemoServe::DemoServe(DemoServeOptions options) : options_(std::move(options)) {}
 
-DemoServe::~DemoServe() {
-  if (pid_ > 0) stop();
-}
+DemoServe::~DemoServe() = default;
 
 std::string DemoServe::log() const {
   std::ifstream in(temp_.path() + "/serve.log");
@@ -58,50 +50,19 @@ bool DemoServe::start() {
                                    "--metrics-addr",
                                    "127.0.0.1:" + std::to_string(metrics_port_)};
   args.insert(args.end(), options_.args.begin(), options_.args.end());
-  pid_ = fork();
-  if (pid_ == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlives the test
-    if (chdir(work.c_str()) != 0) _exit(126);
-    int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  process_ = std::make_unique<ChildProcess>(std::move(args), log_file, ChildOptions{work});
   for (int i = 0; i < 300; ++i) {
     HttpCall call;
     call.path = "/readyz";
     call.max_seconds = 2;
     if (httpsRequest(port_, call).status == 200) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return false;
-    }
+    if (!process_->running()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
 }
 
-int DemoServe::stop() {
-  if (pid_ <= 0) return -1;
-  ::kill(pid_, SIGTERM);
-  for (int i = 0; i < 300; ++i) {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ::kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
-  pid_ = -1;
-  return -1;
-}
+int DemoServe::stop() { return process_ ? process_->stop() : -1; }
 
 CommandResult DemoServe::kubectl(const std::string& args, const std::string& input) const {
   std::string command = "timeout 60 kubectl --kubeconfig " + kubeconfig() + " --cache-dir " +

@@ -1,12 +1,12 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "test/support/child_process.h"
 #include "test/support/command.h"
 #include "test/support/temp_dir.h"
 
@@ -54,7 +54,7 @@ class DemoServe {
   TempDir temp_;
   int port_ = 0;
   int metrics_port_ = 0;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> process_;
 };
 
 // A queue tree and jobs for the 4 x 8-GPU cluster of DemoServeOptions, as YAML:
