@@ -64,7 +64,9 @@ TEST_CASE("troupe operator serves the dashboard and reads the API as each viewer
 
   const std::string queues = base + "/apis/troupe.dev/v1alpha1/queues";
   // No token: refused by the dashboard itself, never sent on with the operator's.
-  CHECK(plainHttp("GET", queues).status == 401);
+  auto anonymous = plainHttp("GET", queues);
+  CHECK(anonymous.status == 401);
+  CHECK_THAT(anonymous.body, Catch::Contains("a bearer token is required"));
   // A token the API server does not know: its own 401.
   CHECK(plainHttp("GET", queues, bearer("unknown-token-0123456789")).status == 401);
   auto listed = plainHttp("GET", queues, bearer(kAdmin));
