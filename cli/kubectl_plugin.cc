@@ -77,6 +77,8 @@ int runKubectlPlugin(int argc, char** argv) {
   CLI::App app{"kubectl troupe: Troupe's queues, jobs and GPUs, read from the Kubernetes API"};
   app.name("kubectl troupe");
   app.require_subcommand(1);
+  // --kubeconfig and --context may come after the command too, as kubectl takes them.
+  app.fallthrough();
   auto flags = std::make_shared<PluginFlags>();
   app.add_option("--kubeconfig", flags->kubeconfig,
                  "Path to the kubeconfig (default: $KUBECONFIG, ~/.kube/config)");

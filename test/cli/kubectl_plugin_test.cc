@@ -91,6 +91,13 @@ TEST_CASE("kubectl runs `kubectl troupe` from an installed troupe against troupe
   CHECK_THAT(lineWith(running.output, "a-big-0"),
              Catch::Matches("  a-big-0 on gpu-r[12]-n[12] GPUs \\[0,1,2,3,4,5,6,7\\]"));
 
+  // kubectl's own flags are the plugin's too, before or after the command.
+  auto flagged = runCommand(
+      "PATH=" + bin + ":$PATH timeout 60 kubectl troupe queues --kubeconfig " + serve.kubeconfig(),
+      false);
+  CHECK(flagged.exit_code == 0);
+  CHECK(flagged.output == queues.output);
+
   auto top = plugin("top");
   INFO(top.output);
   CHECK_THAT(top.output, Catch::StartsWith("GPUs held: 24 of 32 (75%) on 4 nodes\n"));
