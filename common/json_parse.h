@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string_view>
+
+#include "common/result.h"
 
 // JSON text to nlohmann::json, about twice as fast as nlohmann's own parser.
 //
@@ -24,5 +27,29 @@ namespace troupe {
 // simdjson refuses (invalid, deeper than 1,024 levels, integers beyond 64 bits) is left to
 // nlohmann's parser, whose answer is the reference.
 nlohmann::json parseJson(std::string_view text);
+
+// The nesting depth an untrusted JSON text may reach. kube-apiserver's decoders stop at
+// 10,000 nested arrays and objects (sigs.k8s.io/json, encoding/json); Go's stacks grow, and
+// C++ threads' do not: Troupe walks trees recursively (dump, copy, compare, merge, schema
+// checks) on threads of 8 MiB, and in the sanitizer build one level of nlohmann's dump alone
+// takes about 4 KiB, so 2,000 levels already overflow there. 1,000 keeps every walk within
+// half a stack in every build, and no Kubernetes object comes near it.
+constexpr std::size_t kMaxJsonDepth = 1000;
+
+// An untrusted JSON text (a request body) to a tree, with the limits checked while the
+// text is read, before any tree is built: nesting deeper than `max_depth`, text that is not
+// UTF-8, a number beyond a double's range (1e400) and text that is not one JSON value are
+// a BadRequest Error saying which and where ("invalid character '[' exceeded max depth",
+// as the real server words it). Values are typed as parseJson types them.
+// Whether `value` nests arrays and objects more than `max_depth` deep (a scalar is depth 0).
+// Walks with a stack of its own: any tree may be asked, however deep.
+bool nestsDeeperThan(const nlohmann::json& value, std::size_t max_depth);
+
+// The length of `value`'s compact JSON text (what dump() writes, escapes included), counting at
+// most to `stop_at`: a count above it means "more". Walks with a stack of its own.
+std::size_t compactJsonSize(const nlohmann::json& value, std::size_t stop_at);
+
+Result<nlohmann::json> parseUntrustedJson(std::string_view text,
+                                          std::size_t max_depth = kMaxJsonDepth);
 
 }  // namespace troupe

@@ -196,5 +196,91 @@ TEST_CASE("5,000 random documents parse as nlohmann parses them", "[json]") {
   for (int i = 0; i < 5000; ++i) checkParsesAsNlohmann(randomText(rng, 0));
 }
 
+TEST_CASE("an untrusted text parses as a trusted one when it is within the limits", "[json]") {
+  std::mt19937_64 rng(20261126);
+  for (int i = 0; i < 2000; ++i) {
+    std::string text = randomText(rng, 0);
+    INFO(text.substr(0, 200));
+    auto untrusted = parseUntrustedJson(text);
+    REQUIRE(untrusted.ok());
+    checkIdentical(untrusted.value(), parseJson(text));
+  }
+}
+
+std::string nested(std::size_t depth, char open, char close, const std::string& inside = "1") {
+  std::string text;
+  for (std::size_t i = 0; i < depth; ++i) text += open == '{' ? "{\"a\":" : "[";
+  text += inside;
+  text += std::string(depth, close);
+  return text;
+}
+
+TEST_CASE("an untrusted text nests at most 1,000 arrays and objects", "[json][limits]") {
+  // 1,000 levels parse, on the fast path and on nlohmann's (a 20-digit integer sends a text
+  // there); the 1,001st is refused as kube-apiserver words it.
+  for (const std::string inside : {"1", "123456789012345678901234567890"}) {
+    for (char open : {'[', '{'}) {
+      const char close = open == '[' ? ']' : '}';
+      INFO(open << " around " << inside);
+      auto at_limit = parseUntrustedJson(nested(kMaxJsonDepth, open, close, inside));
+      REQUIRE(at_limit.ok());
+      CHECK_FALSE(nestsDeeperThan(at_limit.value(), kMaxJsonDepth));
+      CHECK(nestsDeeperThan(at_limit.value(), kMaxJsonDepth - 1));
+      auto beyond = parseUntrustedJson(nested(kMaxJsonDepth + 1, open, close, inside));
+      REQUIRE_FALSE(beyond.ok());
+      CHECK(beyond.error().code == ErrorCode::BadRequest);
+      CHECK(beyond.error().message ==
+            std::string("invalid character '") + open + "' exceeded max depth");
+    }
+  }
+  // The reported crash: 100,000 levels in 200 KB, and unclosed ones, cost no more.
+  CHECK_FALSE(parseUntrustedJson(std::string(100000, '[') + std::string(100000, ']')).ok());
+  CHECK_FALSE(parseUntrustedJson(std::string(3 << 20, '[')).ok());
+}
+
+TEST_CASE("an untrusted text that is not UTF-8 or holds a number beyond a double is refused",
+          "[json][limits]") {
+  struct Case {
+    std::string name;
+    std::string text;
+    std::string want_in_error;
+  };
+  const std::vector<Case> cases = {
+      {"a byte that starts no character", "{\"a\":\"\xff\"}", "UTF-8"},
+      {"a character cut short", "{\"a\":\"\xc3\"}", "UTF-8"},
+      {"an overlong encoding", "{\"a\":\"\xc0\xaf\"}", "UTF-8"},
+      {"a lone surrogate escape", "{\"a\":\"\\ud800\"}", "surrogate"},
+      {"1e400", "{\"a\":1e400}", "1e400 is out of range"},
+      {"-1e400", "[-1e400]", "-1e400 is out of range"},
+      {"1e309 in a list", "[1, 1e309]", "out of range"},
+      {"not JSON", "{\"a\":", "parse error"},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto parsed = parseUntrustedJson(tc.text);
+      REQUIRE_FALSE(parsed.ok());
+      CHECK(parsed.error().code == ErrorCode::BadRequest);
+      CHECK_THAT(parsed.error().message, Catch::Matchers::Contains(tc.want_in_error));
+    }
+  }
+  // At the edges: the largest double, an integer beyond 64 bits (a double, as kube reads it).
+  CHECK(parseUntrustedJson("1.7976931348623157e308").ok());
+  auto big = parseUntrustedJson("99999999999999999999999");
+  REQUIRE(big.ok());
+  CHECK(big->is_number_float());
+}
+
+TEST_CASE("the size of a tree's compact text is counted without dumping it", "[json]") {
+  std::mt19937_64 rng(20261127);
+  for (int i = 0; i < 500; ++i) {
+    json value = parseJson(randomText(rng, 0));
+    if (value.is_discarded()) continue;
+    std::string text = value.dump();
+    CHECK(compactJsonSize(value, SIZE_MAX) == text.size());
+  }
+  CHECK(compactJsonSize(json::parse(R"({"a":"x\"y"})"), SIZE_MAX) == 12);
+  CHECK(compactJsonSize(json::array({std::string(100, 'x')}), 10) > 10);
+}
+
 }  // namespace
 }  // namespace troupe
