@@ -130,6 +130,7 @@ int httpCode(ErrorCode code) {
     case ErrorCode::TooManyRequests: return 429;
     case ErrorCode::Timeout: return 504;
     case ErrorCode::Unavailable: return 503;
+    case ErrorCode::InsufficientStorage: return 507;
     case ErrorCode::Internal: return 500;
   }
   return 500;

@@ -7,20 +7,21 @@ namespace troupe {
 // What kind of failure an Error is. The codes follow the Kubernetes Status reasons
 // so that an Error can cross the API unchanged (api/status.h maps them).
 enum class ErrorCode {
-  Invalid,           // 422: a field breaks a rule; field_path names it
-  BadRequest,        // 400: the body is not what was promised (bad JSON, bad YAML)
-  NotFound,          // 404
-  AlreadyExists,     // 409
-  Conflict,          // 409: stale resourceVersion
-  Gone,              // 410: history compacted
-  Unauthorized,      // 401
-  Forbidden,         // 403
-  TooLarge,          // 413
-  UnsupportedMedia,  // 415
-  TooManyRequests,   // 429
-  Timeout,           // 504 / deadline passed
-  Unavailable,       // 503 / connection dropped
-  Internal,          // 500: a bug or an I/O failure
+  Invalid,              // 422: a field breaks a rule; field_path names it
+  BadRequest,           // 400: the body is not what was promised (bad JSON, bad YAML)
+  NotFound,             // 404
+  AlreadyExists,        // 409
+  Conflict,             // 409: stale resourceVersion
+  Gone,                 // 410: history compacted
+  Unauthorized,         // 401
+  Forbidden,            // 403
+  TooLarge,             // 413
+  UnsupportedMedia,     // 415
+  TooManyRequests,      // 429
+  Timeout,              // 504 / deadline passed
+  Unavailable,          // 503 / connection dropped
+  InsufficientStorage,  // 507: the disk is full or read-only; nothing was written
+  Internal,             // 500: a bug or an I/O failure
 };
 
 // An expected failure, as a value. `field_path` uses Kubernetes field path syntax
@@ -53,6 +54,7 @@ inline const char* errorCodeName(ErrorCode code) {
     case ErrorCode::TooManyRequests: return "TooManyRequests";
     case ErrorCode::Timeout: return "Timeout";
     case ErrorCode::Unavailable: return "ServiceUnavailable";
+    case ErrorCode::InsufficientStorage: return "InsufficientStorage";
     case ErrorCode::Internal: return "InternalError";
   }
   return "InternalError";

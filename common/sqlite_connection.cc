@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -27,9 +29,59 @@ struct StatementCache {
 
 namespace {
 
+// A full disk or a read-only file is a fault of the place the database lives, which the
+// server reports as such (507) rather than as a bug of its own.
+// Writes the disk refused: no room (a full filesystem, a quota, a file size limit), a
+// read-only file or filesystem, or a write or flush that failed. SQLite's errno for them
+// is not always kept (it reads errno after the fact), so the code decides.
+ErrorCode codeOf(sqlite3* db) {
+  if (!db) return ErrorCode::Internal;
+  const int code = sqlite3_extended_errcode(db);
+  switch (code & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_READONLY: return ErrorCode::InsufficientStorage;
+    case SQLITE_IOERR:
+      switch (code) {
+        case SQLITE_IOERR_WRITE:
+        case SQLITE_IOERR_FSYNC:
+        case SQLITE_IOERR_DIR_FSYNC:
+        case SQLITE_IOERR_TRUNCATE:
+        case SQLITE_IOERR_SHMSIZE: return ErrorCode::InsufficientStorage;
+        default: break;
+      }
+      [[fallthrough]];
+    case SQLITE_CANTOPEN: {
+      const int error_number = sqlite3_system_errno(db);
+      return error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG ||
+                     error_number == EROFS
+                 ? ErrorCode::InsufficientStorage
+                 : ErrorCode::Internal;
+    }
+    default: return ErrorCode::Internal;
+  }
+}
+
+// SQLite's message, and for a failed system call the system's reason ("No space left on
+// device"), which SQLite's own words ("disk I/O error") leave out.
+std::string describe(sqlite3* db, std::string message) {
+  if (!db) return message;
+  switch (sqlite3_extended_errcode(db) & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+      if (int error_number = sqlite3_system_errno(db); error_number != 0)
+        message += fmt::format(" ({})", std::strerror(error_number));
+      break;
+    default: break;
+  }
+  return message;
+}
+
 Error sqliteError(sqlite3* db, std::string_view what) {
-  return makeError(ErrorCode::Internal, "",
-                   fmt::format("sqlite: {}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+  return makeError(
+      codeOf(db), "",
+      fmt::format("sqlite: {}: {}", what, describe(db, db ? sqlite3_errmsg(db) : "out of memory")));
 }
 
 }  // namespace
@@ -84,9 +136,9 @@ Status SqliteConnection::exec(std::string_view sql) {
   char* message = nullptr;
   int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {
-    std::string detail = message ? message : sqlite3_errstr(rc);
+    std::string detail = describe(db_, message ? message : sqlite3_errstr(rc));
     sqlite3_free(message);
-    return makeError(ErrorCode::Internal, "", fmt::format("sqlite: {}: {}", text, detail));
+    return makeError(codeOf(db_), "", fmt::format("sqlite: {}: {}", text, detail));
   }
   return {};
 }
