@@ -114,9 +114,20 @@ ApiHandler::ApiHandler(ApiContext context, auth::TokenFile tokens,
       return text(200, "[+]ping ok\n[+]etcd ok\n[+]troupe-storage ok\nreadyz check passed\n");
     return text(200, "ok");
   };
+  // Ready means ready for writes too: on a full or read-only disk reads go on (and
+  // /healthz, /livez stay ok, the process being fine), but /readyz fails, naming why.
+  auto ready = [this, ok](const http::Request& request, const RouteParams& params) {
+    if (ready_) {
+      if (auto writable = context_.objects.store().writable(); !writable) {
+        return text(500, "[+]ping ok\n[+]etcd ok\n[-]troupe-storage failed: " +
+                             writable.error().message + "\nreadyz check failed\n");
+      }
+    }
+    return ok(request, params);
+  };
   public_routes_.add("GET", "/healthz", ok);
   public_routes_.add("GET", "/livez", ok);
-  public_routes_.add("GET", "/readyz", ok);
+  public_routes_.add("GET", "/readyz", ready);
   public_routes_.add("GET", "/version", [this](const http::Request&, const RouteParams&) {
     return handleVersion(version_);
   });

@@ -47,6 +47,12 @@ Result<std::unique_ptr<StateDatabase>> StateDatabase::open(const std::filesystem
   auto path = dir / "operator.db";
   auto connection = SqliteConnection::open(path, SqliteConnection::Mode::ReadWrite);
   if (!connection) return connection.error();
+  // One connection of one process uses this database, so it holds it exclusively, and
+  // SQLite keeps the WAL index in the heap rather than in a shared-memory file mapped from
+  // the data directory: a page of that mapping the filesystem cannot back (a full disk)
+  // would end the process with SIGBUS on its first read. Another process opening the same
+  // directory meanwhile gets "database is locked".
+  if (auto s = connection->exec("PRAGMA locking_mode=EXCLUSIVE"); !s) return s.error();
   auto mode = connection->queryText("PRAGMA journal_mode=WAL");
   if (!mode) return mode.error();
   if (auto s = connection->exec("PRAGMA synchronous=FULL"); !s) return s.error();
@@ -58,9 +64,13 @@ Result<std::unique_ptr<StateDatabase>> StateDatabase::open(const std::filesystem
                      fmt::format("{} has schema version {}, newer than this operator's {}",
                                  path.string(), found, kSchemaVersion));
   }
-  if (auto s = connection->exec(kSchema); !s) return s.error();
-  if (auto s = connection->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion)); !s)
-    return s.error();
+  // Written only when something changes: a restart on a full or read-only disk opens an
+  // up-to-date store without writing, and can go on with what it reads.
+  if (found < kSchemaVersion) {
+    if (auto s = connection->exec(kSchema); !s) return s.error();
+    if (auto s = connection->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion)); !s)
+      return s.error();
+  }
   return std::unique_ptr<StateDatabase>(new StateDatabase(std::move(*connection), path));
 }
 

@@ -14,8 +14,10 @@ namespace troupe::state {
 class StateDatabase {
  public:
   // Opens or creates DIR/operator.db (creating DIR), in WAL mode with synchronous=FULL so
-  // that a committed journal row survives a SIGKILL or a power loss, and brings the schema
-  // to the current version.
+  // that a committed journal row survives a SIGKILL or a power loss, held exclusively (no
+  // shared-memory file), and brings the schema to the current version. Opening an
+  // up-to-date store writes nothing, so it opens on a full or read-only disk; the writes
+  // that then fail are InsufficientStorage errors naming the cause.
   static Result<std::unique_ptr<StateDatabase>> open(const std::filesystem::path& dir);
 
   SqliteConnection& connection() { return connection_; }

@@ -89,6 +89,10 @@ ApiError fromStoreError(const Error& error, const ResourceKind& kind, const std:
     case ErrorCode::Invalid:
       return invalid(kind, name, {Cause{"FieldValueInvalid", error.message, error.field_path}});
     case ErrorCode::BadRequest: return badRequest(error.message);
+    case ErrorCode::TooLarge: return statusError(413, "RequestEntityTooLarge", error.message);
+    case ErrorCode::InsufficientStorage:
+      return statusError(507, "InsufficientStorage",
+                         "the server cannot store the write: " + error.describe());
     default: return statusError(500, "InternalError", error.describe());
   }
 }

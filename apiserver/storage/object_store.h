@@ -155,6 +155,10 @@ class ObjectStore {
 
   virtual Revision currentRevision() const = 0;
   virtual Revision compactedRevision() const = 0;
+
+  // Whether a write could be stored now, for /readyz: an error naming why not (a full or
+  // read-only disk, the last write's failure). Reads go on either way.
+  virtual Status writable() const { return {}; }
 };
 
 }  // namespace troupe::apiserver

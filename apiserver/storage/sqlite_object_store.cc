@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -138,6 +139,11 @@ struct SqliteObjectStore::Writer {
   std::atomic<Revision> compacted{0};
   std::atomic<std::uint64_t> transactions{0};
   std::atomic<std::uint64_t> writes{0};
+
+  // The error of the last write transaction when it failed for lack of space or a
+  // read-only file; cleared by the next one that commits.
+  mutable std::mutex health_mu;
+  std::optional<Error> storage_fault;
 
   std::mutex mu;
   std::condition_variable cv;
@@ -398,8 +404,16 @@ struct SqliteObjectStore::Writer {
       (void)rollback.run();
       log::error("storage: a write transaction failed; its writes were rolled back",
                  {{"error", status.error().describe()}, {"writes", ops.size()}});
+      if (status.error().code == ErrorCode::InsufficientStorage) {
+        std::lock_guard lock(health_mu);
+        storage_fault = status.error();
+      }
       failAll(ops, status.error());
       return;
+    }
+    {
+      std::lock_guard lock(health_mu);
+      storage_fault.reset();
     }
     Revision before = committed.exchange(revision);
     if (revision != before) {
@@ -745,6 +759,35 @@ SqliteObjectStore::~SqliteObjectStore() {
   readers_.reset();
   writer_.reset();
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+Status SqliteObjectStore::writable() const {
+  {
+    std::lock_guard lock(writer_->health_mu);
+    if (writer_->storage_fault) return *writer_->storage_fault;
+  }
+  struct statvfs fs {};
+  if (::statvfs(options_.data_dir.c_str(), &fs) != 0) {
+    return makeError(ErrorCode::InsufficientStorage, "data_dir",
+                     fmt::format("cannot read the filesystem of {}: {}", options_.data_dir.string(),
+                                 std::strerror(errno)));
+  }
+  if (fs.f_flag & ST_RDONLY) {
+    return makeError(ErrorCode::InsufficientStorage, "data_dir",
+                     fmt::format("{} is on a read-only filesystem", options_.data_dir.string()));
+  }
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes < kMinFreeBytes) {
+    return makeError(ErrorCode::InsufficientStorage, "data_dir",
+                     fmt::format("{} bytes free on the filesystem of {}", free_bytes,
+                                 options_.data_dir.string()));
+  }
+  if (::access(options_.data_dir.c_str(), W_OK) != 0) {
+    return makeError(
+        ErrorCode::InsufficientStorage, "data_dir",
+        fmt::format("{} is not writable: {}", options_.data_dir.string(), std::strerror(errno)));
+  }
+  return {};
 }
 
 Result<StoredObject> SqliteObjectStore::create(const ObjectKey& key, nlohmann::json object) {

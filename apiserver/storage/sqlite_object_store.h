@@ -81,6 +81,10 @@ class SqliteObjectStore final : public ObjectStore {
   Result<std::unique_ptr<Watch>> watch(WatchOptions options) override;
   Revision currentRevision() const override;
   Revision compactedRevision() const override;
+  // Not writable while the data directory's filesystem is read-only or has less than
+  // kMinFreeBytes free, or since a write failed for lack of space until one succeeds.
+  Status writable() const override;
+  static constexpr std::uint64_t kMinFreeBytes = 1 << 20;
 
   // Compacts history up to `revision` (at most the current revision) and waits until
   // that is durable. Lists and watches older than it then get ErrorCode::Gone.
