@@ -1,10 +1,12 @@
 #include "apiserver/kubeconfig.h"
 
 #include <openssl/evp.h>
-#include <sys/stat.h>
 
 #include <fstream>
+#include <iterator>
 #include <vector>
+
+#include "common/atomic_file.h"
 
 namespace troupe::apiserver {
 
@@ -45,16 +47,14 @@ std::string kubeconfigText(const std::string& server_url, const std::string& ca_
 
 Status writeKubeconfig(const std::string& path, const std::string& server_url,
                        const std::string& ca_pem, const std::string& token) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) return makeError(ErrorCode::Internal, path, "cannot write the kubeconfig");
-    out << kubeconfigText(server_url, ca_pem, token);
+  const std::string text = kubeconfigText(server_url, ca_pem, token);
+  // Unchanged (the usual restart): nothing to write, so a full disk does not stop a start.
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (current == text) return {};
   }
-  chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return makeError(ErrorCode::Internal, path, "cannot write the kubeconfig");
-  return {};
+  return writeFileAtomically(path, text, 0600);
 }
 
 }  // namespace troupe::apiserver

@@ -256,8 +256,11 @@ Status StandaloneServer::start() {
   s.port = *port;
   s.kubeconfig = options.data_dir + "/kubeconfig";
   std::string url = "https://" + options.address + ":" + std::to_string(s.port);
+  // A kubeconfig that cannot be written (a full or read-only disk) leaves the previous one
+  // whole; the server still serves what it can (reads), and says why.
   if (auto written = writeKubeconfig(s.kubeconfig, url, cert->cert_pem, s.admin_token); !written)
-    return written;
+    log::warn("kubeconfig not rewritten; the previous file is kept",
+              {{"error", written.error().describe()}});
   s.handler->setReady(true);
   s.started = true;
   log::info("serving", {{"url", url}, {"kubeconfig", s.kubeconfig}});

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/atomic_file.h"
+
 namespace troupe::apiserver::auth {
 
 std::string randomToken() {
@@ -89,14 +91,12 @@ Result<TokenFile> TokenFile::load(const std::string& path) {
 Result<TokenFile> TokenFile::loadOrCreate(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    std::ofstream out(path);
-    if (!out) return makeError(ErrorCode::Internal, path, "cannot create the token file");
-    out << "# troupe serve bearer tokens: <token> <user> <scope>; scope is * (admin),\n"
-           "# namespace:<ns> (TrainingJobs and PodGroups in <ns>, read-only Queues) or rbac\n"
-           "# (what the stored ClusterRoles, Roles and their bindings grant <user>).\n"
-        << randomToken() << " admin *\n";
-    out.close();
-    chmod(path.c_str(), 0600);
+    const std::string text =
+        "# troupe serve bearer tokens: <token> <user> <scope>; scope is * (admin),\n"
+        "# namespace:<ns> (TrainingJobs and PodGroups in <ns>, read-only Queues) or rbac\n"
+        "# (what the stored ClusterRoles, Roles and their bindings grant <user>).\n" +
+        randomToken() + " admin *\n";
+    if (auto written = writeFileAtomically(path, text, 0600); !written) return written.error();
   }
   return load(path);
 }

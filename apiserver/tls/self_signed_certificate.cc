@@ -1,5 +1,6 @@
 #include "apiserver/tls/self_signed_certificate.h"
 
+#include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -9,7 +10,10 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
+
+#include "common/atomic_file.h"
 
 namespace troupe::apiserver::tls {
 
@@ -82,18 +86,24 @@ Result<CertificateFiles> ensureSelfSignedCertificate(const std::string& dir) {
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0)
     return opensslError("sign the certificate");
 
-  FILE* key_out = std::fopen(files.key_file.c_str(), "wb");
-  if (!key_out) return makeError(ErrorCode::Internal, files.key_file, "cannot write the key file");
-  chmod(files.key_file.c_str(), 0600);
-  bool key_ok =
-      PEM_write_PrivateKey(key_out, key.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
-  std::fclose(key_out);
-  FILE* cert_out = std::fopen(files.cert_file.c_str(), "wb");
-  if (!cert_out)
-    return makeError(ErrorCode::Internal, files.cert_file, "cannot write the certificate");
-  bool cert_ok = PEM_write_X509(cert_out, cert.get()) == 1;
-  std::fclose(cert_out);
-  if (!key_ok || !cert_ok) return opensslError("write PEM files");
+  // Written to memory, then each file atomically: a full disk leaves no half-written key
+  // or certificate behind (the next start makes both again).
+  auto pem = [](auto write) -> std::optional<std::string> {
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
+    if (!bio || write(bio.get()) != 1) return std::nullopt;
+    char* data = nullptr;
+    long size = BIO_get_mem_data(bio.get(), &data);
+    return std::string(data, static_cast<std::size_t>(size));
+  };
+  auto key_pem = pem([&](BIO* bio) {
+    return PEM_write_bio_PrivateKey(bio, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+  });
+  auto cert_pem = pem([&](BIO* bio) { return PEM_write_bio_X509(bio, cert.get()); });
+  if (!key_pem || !cert_pem) return opensslError("write PEM files");
+  if (auto written = writeFileAtomically(files.key_file, *key_pem, 0600); !written)
+    return written.error();
+  if (auto written = writeFileAtomically(files.cert_file, *cert_pem, 0644); !written)
+    return written.error();
   files.cert_pem = readFile(files.cert_file);
   return files;
 }
