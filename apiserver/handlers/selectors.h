@@ -12,12 +12,16 @@
 namespace troupe::apiserver {
 
 struct Requirement {
-  enum class Op { Equals, NotEquals, In, NotIn, Exists, DoesNotExist };
+  enum class Op { Equals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan };
   std::string key;
   Op op = Op::Equals;
   std::vector<std::string> values;
 };
 
+// Parsed with kube-apiserver's grammar and rules (k8s.io/apimachinery labels.Parse): keys
+// are qualified names, values label values, `in`/`notin` take a parenthesised list, `>`
+// and `<` an integer; anything else is a BadRequest Error in the real server's words
+// ("unable to parse requirement: found '!', expected: identifier").
 class LabelSelector {
  public:
   static Result<LabelSelector> parse(const std::string& text);
