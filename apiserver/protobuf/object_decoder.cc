@@ -1,6 +1,7 @@
 #include "apiserver/protobuf/object_decoder.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <chrono>
 #include <map>
@@ -142,7 +143,21 @@ Result<json> decodeTime(std::string_view bytes) {
   std::int64_t seconds = 0;
   for (const auto& f : *fields)
     if (f.number == 1 && f.type == WireType::Varint) seconds = static_cast<std::int64_t>(f.varint);
+  // RFC 3339 years 0001 to 9999, as a meta/v1 Time can be written; beyond them the count of
+  // nanoseconds would not fit the clock's type.
+  constexpr std::int64_t kFirst = -62135596800, kLast = 253402300799;
+  if (seconds < kFirst || seconds > kLast)
+    return Error{ErrorCode::BadRequest, "",
+                 fmt::format("malformed protobuf: time {} s is outside years 1 to 9999", seconds)};
   return json(formatTime(Time(std::chrono::seconds(seconds))));
+}
+
+// Protobuf strings are UTF-8; so is every text the server stores and sends.
+Result<std::string> text(std::string_view bytes, const MessageSpec& spec, const char* field) {
+  if (!simdjson::validate_utf8(bytes.data(), bytes.size()))
+    return Error{ErrorCode::BadRequest, "",
+                 fmt::format("malformed protobuf: {}.{} is not UTF-8", spec.name, field)};
+  return std::string(bytes);
 }
 
 Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
@@ -166,7 +181,12 @@ Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
           fmt::format("malformed protobuf: {}.{} has the wrong wire type", spec.name, field->name)};
     json& slot = out[field->name];
     switch (field->kind) {
-      case Kind::String: slot = std::string(f.bytes); break;
+      case Kind::String: {
+        auto value = text(f.bytes, spec, field->name);
+        if (!value) return value.error();
+        slot = std::move(*value);
+        break;
+      }
       case Kind::Bytes: slot = base64(std::string(f.bytes)); break;
       case Kind::Int: slot = static_cast<std::int64_t>(f.varint); break;
       case Kind::Bool: slot = f.varint != 0; break;
@@ -182,7 +202,12 @@ Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
         slot = std::move(*m);
         break;
       }
-      case Kind::Strings: slot.push_back(std::string(f.bytes)); break;
+      case Kind::Strings: {
+        auto value = text(f.bytes, spec, field->name);
+        if (!value) return value.error();
+        slot.push_back(std::move(*value));
+        break;
+      }
       case Kind::Messages: {
         auto m = decodeMessage(f.bytes, *field->message);
         if (!m) return m.error();
@@ -193,9 +218,15 @@ Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
       case Kind::BytesMap: {
         auto entry = mapEntry(f.bytes);
         if (!entry) return entry.error();
-        slot[entry->first] = field->kind == Kind::StringMap
-                                 ? json(std::string(entry->second))
-                                 : json(base64(std::string(entry->second)));
+        auto key = text(entry->first, spec, field->name);
+        if (!key) return key.error();
+        if (field->kind == Kind::StringMap) {
+          auto value = text(entry->second, spec, field->name);
+          if (!value) return value.error();
+          slot[*key] = std::move(*value);
+        } else {
+          slot[*key] = base64(std::string(entry->second));
+        }
         break;
       }
       case Kind::Skip: out.erase(field->name); break;
