@@ -3,7 +3,9 @@
 #include <chrono>
 #include <optional>
 
+#include "apiserver/auth/authorizer.h"
 #include "apiserver/auth/owner_reference_check.h"
+#include "apiserver/handlers/body_limits.h"
 #include "apiserver/handlers/crud.h"
 #include "apiserver/handlers/openapi.h"
 #include "apiserver/handlers/pod_log.h"
@@ -264,6 +266,11 @@ http::Response ApiHandler::handleResource(const http::Request& request, const st
     }
     decoded = request;
     decoded->body = object->dump();
+    if (decoded->body.size() > kMaxDecodedBytes) {
+      return statusResponse(statusError(413, "RequestEntityTooLarge",
+                                        "Request entity too large: the body decodes to more than " +
+                                            std::to_string(kMaxDecodedBytes) + " bytes of JSON"));
+    }
     decoded->headers["content-type"] = "application/json";
   }
   if (verb == "create" && sub.empty() && !identity.admin) {

@@ -1,6 +1,7 @@
 #include "apiserver/handlers/content.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace troupe::apiserver {
 
@@ -48,6 +49,15 @@ std::vector<MediaRange> parseAccept(const std::string& accept) {
   std::stable_sort(out.begin(), out.end(),
                    [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
   return out;
+}
+
+BodyFormat bodyFormatOf(const std::string& content_type) {
+  std::string type = trim(content_type.substr(0, content_type.find(';')));
+  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type.empty() || type == "application/json") return BodyFormat::Json;
+  if (type == "application/yaml") return BodyFormat::Yaml;
+  if (type == "application/vnd.kubernetes.protobuf") return BodyFormat::Protobuf;
+  return BodyFormat::Unsupported;
 }
 
 Representation negotiate(const std::string& accept, bool discovery) {

@@ -23,6 +23,11 @@ struct MediaRange {
 
 std::vector<MediaRange> parseAccept(const std::string& accept);
 
+// What a request body is written in, from its Content-Type (parameters and case ignored).
+// No Content-Type is JSON, as on the real server.
+enum class BodyFormat { Json, Yaml, Protobuf, Unsupported };
+BodyFormat bodyFormatOf(const std::string& content_type);
+
 // The first acceptable representation in the client's order of preference.
 // `discovery`: whether aggregated discovery forms are on offer (GET /api, /apis).
 Representation negotiate(const std::string& accept, bool discovery);

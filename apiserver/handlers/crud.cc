@@ -1,5 +1,6 @@
 #include "apiserver/handlers/crud.h"
 
+#include "apiserver/handlers/body_limits.h"
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/patch.h"
 #include "apiserver/handlers/table.h"
@@ -101,28 +102,50 @@ http::Response objectResponse(ApiContext& context, const RestRequest& request, i
   return response;
 }
 
+// A patched object nests at most as deep as a body may: a JSON patch can put a value as
+// deep as its body under a path as deep as the object. Refused as the real server refuses
+// a patched object it cannot decode.
+ApiResult<json> withinDepth(const RestRequest& request, ApiResult<json> patched) {
+  if (!patched || !nestsDeeperThan(patched.value(), kMaxNestingDepth)) return patched;
+  return invalid(request.kind, request.name,
+                 {{"FieldValueInvalid",
+                   "Invalid value: the patched object nests arrays and objects more than " +
+                       std::to_string(kMaxNestingDepth) + " levels deep",
+                   "patch"}});
+}
+
 }  // namespace
 
 ApiResult<json> parseBody(const RestRequest& request) {
   const std::string& body = request.http.body;
-  auto parsed = parseJson(body);
-  if (!parsed.is_discarded()) return parsed;
-  std::string type = request.http.header("content-type");
-  if (type.find("yaml") != std::string::npos) {
-    auto yaml = parseJsonOrYaml(body);
-    if (yaml) return std::move(yaml.value());
+  const std::string content_type = request.http.header("content-type");
+  BodyFormat format = bodyFormatOf(content_type);
+  if (request.verb == "patch") {
+    // The patch handler accepted the media type; only apply patches may be YAML.
+    format = patchTypeOf(content_type) == PatchType::Apply ? BodyFormat::Yaml : BodyFormat::Json;
   }
-  std::string why;
-  try {
-    json ignored = json::parse(body);
-    (void)ignored;
-  } catch (const json::parse_error& e) {
-    why = e.what();
+  // The api handler decoded a protobuf body to JSON and relabelled it.
+  if (format == BodyFormat::Unsupported || format == BodyFormat::Protobuf) {
+    return statusError(415, "UnsupportedMediaType",
+                       std::string("the body of the request was in an unknown format - accepted "
+                                   "media types include: application/json, application/yaml") +
+                           (request.kind.custom ? "" : ", application/vnd.kubernetes.protobuf"));
   }
-  std::string excerpt = body.substr(0, 30);
+  auto summary = [&] {
+    std::string excerpt = body.substr(0, 30);
+    return " (" + excerpt + (body.size() > 30 ? " ...)" : ")");
+  };
+  if (format == BodyFormat::Yaml) {
+    auto parsed = parseJsonOrYaml(body, YamlLimits{kMaxYamlDepth, kMaxDecodedBytes});
+    if (parsed) return std::move(parsed.value());
+    return badRequest("the object provided is unrecognized (must be of type " + request.kind.kind +
+                      "): " + parsed.error().message + summary());
+  }
+  auto parsed = parseUntrustedJson(body, kMaxNestingDepth);
+  if (parsed) return std::move(parsed.value());
   return badRequest("the object provided is unrecognized (must be of type " + request.kind.kind +
-                    "): couldn't get version/kind; json parse error: " + why + " (" + excerpt +
-                    (body.size() > 30 ? " ...)" : ")"));
+                    "): couldn't get version/kind; json parse error: " + parsed.error().message +
+                    summary());
 }
 
 http::Response handleGet(ApiContext& context, const RestRequest& request) {
@@ -143,21 +166,32 @@ http::Response handleList(ApiContext& context, const RestRequest& request) {
   ListOptions options;
   options.resource = request.kind.storageName();
   options.ns = request.kind.namespaced ? request.ns : "";
-  std::size_t limit = 0;
-  std::string limit_text = request.http.param("limit");
-  if (!limit_text.empty())
-    limit = static_cast<std::size_t>(std::max(0L, std::atol(limit_text.c_str())));
+  // A limit of 0 or below is no limit, as on the real server.
+  auto limit_param = integerParam(request, "limit");
+  if (!limit_param) return statusResponse(limit_param.error());
+  const std::size_t limit =
+      static_cast<std::size_t>(std::max<std::int64_t>(0, limit_param->value_or(0)));
+  if (auto invalid_match = checkResourceVersionMatch(request))
+    return statusResponse(*invalid_match);
+  auto rv = resourceVersionParam(request);
+  if (!rv) return statusResponse(rv.error());
 
   std::string token = request.http.param("continue");
   if (!token.empty()) {
+    if (rv->value_or(0) != 0) {
+      return statusResponse(
+          badRequest("specifying resource version is not allowed when using continue"));
+    }
     auto point = decodeContinue(token);
     if (!point)
       return statusResponse(badRequest("continue key is not valid: invalid continue token"));
     options.after = ObjectKey{options.resource, point->ns, point->name};
     options.at_revision = point->revision > 0 ? point->revision : 0;
   } else if (request.http.param("resourceVersionMatch") == "Exact") {
-    std::string rv = request.http.param("resourceVersion");
-    options.at_revision = std::atoll(rv.c_str());
+    options.at_revision = rv->value();
+  } else if (rv->value_or(0) > store.currentRevision()) {
+    // Not older than a revision the store has not reached.
+    return statusResponse(tooLargeResourceVersion(rv->value(), store.currentRevision()));
   }
 
   std::vector<json> items;
@@ -185,6 +219,9 @@ http::Response handleList(ApiContext& context, const RestRequest& request) {
           return statusResponse(expired);
         }
         return statusResponse(gone("The resourceVersion for the provided list is too old."));
+      }
+      if (listed.error().code == ErrorCode::Timeout) {
+        return statusResponse(tooLargeResourceVersion(page.at_revision, store.currentRevision()));
       }
       return statusResponse(fromStoreError(listed.error(), request.kind, ""));
     }
@@ -314,7 +351,9 @@ http::Response handlePatch(ApiContext& context, const RestRequest& request) {
     bool created = false;
     auto result = context.objects.mutate(
         request.kind, request.ns, request.name,
-        [&](const json& current) { return serverSideApply(current, patch, apply); },
+        [&](const json& current) {
+          return withinDepth(request, serverSideApply(current, patch, apply));
+        },
         subresourceOf(request), dry_run, request.subresource.empty(), &created);
     if (!result) return statusResponse(result.error());
     return objectResponse(context, request, created ? 201 : 200, *result);
@@ -324,9 +363,10 @@ http::Response handlePatch(ApiContext& context, const RestRequest& request) {
       request.kind, request.ns, request.name,
       [&](const json& current) -> ApiResult<json> {
         switch (*type) {
-          case PatchType::Merge: return applyMergePatch(current, patch);
-          case PatchType::Json: return applyJsonPatch(current, patch);
-          case PatchType::Strategic: return applyStrategicPatch(current, patch);
+          case PatchType::Merge: return withinDepth(request, applyMergePatch(current, patch));
+          case PatchType::Json: return withinDepth(request, applyJsonPatch(current, patch));
+          case PatchType::Strategic:
+            return withinDepth(request, applyStrategicPatch(current, patch));
           case PatchType::Apply: break;
         }
         return badRequest("unsupported patch type");
@@ -342,10 +382,10 @@ ApiResult<DeleteOptions> deleteOptionsOf(const RestRequest& request) {
   DeleteOptions options;
   json body = json::object();
   if (!request.http.body.empty()) {
-    auto parsed = json::parse(request.http.body, nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object())
+    auto parsed = parseUntrustedJson(request.http.body, kMaxNestingDepth);
+    if (!parsed || !parsed->is_object())
       return badRequest("the body of the request must be DeleteOptions");
-    body = parsed;
+    body = std::move(parsed.value());
   }
   if (body.contains("gracePeriodSeconds") && body["gracePeriodSeconds"].is_number_integer())
     options.grace_period_seconds = body["gracePeriodSeconds"].get<std::int64_t>();
@@ -358,8 +398,9 @@ ApiResult<DeleteOptions> deleteOptionsOf(const RestRequest& request) {
   }
   if (body.contains("dryRun") && body["dryRun"].is_array() && !body["dryRun"].empty())
     options.dry_run = true;
-  if (request.http.hasParam("gracePeriodSeconds"))
-    options.grace_period_seconds = std::atoll(request.http.param("gracePeriodSeconds").c_str());
+  auto grace = integerParam(request, "gracePeriodSeconds");
+  if (!grace) return grace.error();
+  if (*grace) options.grace_period_seconds = **grace;
   if (request.http.hasParam("propagationPolicy"))
     options.propagation_policy = request.http.param("propagationPolicy");
   if (dryRun(request)) options.dry_run = true;

@@ -1,9 +1,14 @@
 #include "apiserver/handlers/patch.h"
 
+#include <deque>
+#include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "apiserver/handlers/body_limits.h"
 #include "apiserver/object_meta.h"
+#include "common/json_parse.h"
 
 namespace troupe::apiserver {
 
@@ -59,29 +64,44 @@ json mergeList(const std::string& field, const json& target, const json& patch) 
   if (!target.is_array()) return stripDirectives(patch);
   if (isPrimitiveMergeList(field)) {
     json out = target;
+    std::set<json> present(out.begin(), out.end());
     for (const auto& v : patch)
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+      if (present.insert(v).second) out.push_back(v);
     return out;
   }
   std::string key = patch.empty() ? "" : mergeKeyFor(field, patch.front());
   if (key.empty()) return stripDirectives(patch);
+  // Elements by merge key (the first of equal keys first), so that a patch of n elements
+  // into a list of m costs n log m, not n times m.
   json out = target;
+  std::map<json, std::deque<std::size_t>> by_key;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (out[i].is_object() && out[i].contains(key)) by_key[out[i][key]].push_back(i);
+  std::vector<bool> deleted(out.size(), false);
   for (const auto& element : patch) {
     if (!element.is_object() || !element.contains(key)) continue;
-    auto match = std::find_if(out.begin(), out.end(), [&](const json& e) {
-      return e.is_object() && e.contains(key) && e[key] == element[key];
-    });
+    auto match = by_key.find(element[key]);
+    bool found = match != by_key.end() && !match->second.empty();
     if (element.value("$patch", "") == "delete") {
-      if (match != out.end()) out.erase(match);
+      if (found) {
+        deleted[match->second.front()] = true;
+        match->second.pop_front();
+      }
       continue;
     }
-    if (match != out.end()) {
-      *match = strategicMerge(*match, element);
+    if (found) {
+      json& merged = out[match->second.front()];
+      merged = strategicMerge(merged, element);
     } else {
       out.push_back(stripDirectives(element));
+      deleted.push_back(false);
+      by_key[element[key]].push_back(out.size() - 1);
     }
   }
-  return out;
+  json kept = json::array();
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (!deleted[i]) kept.push_back(std::move(out[i]));
+  return kept;
 }
 
 json strategicMerge(json target, const json& patch) {
@@ -94,9 +114,10 @@ json strategicMerge(json target, const json& patch) {
     if (key.rfind("$deleteFromPrimitiveList/", 0) == 0) {
       std::string field = key.substr(std::string("$deleteFromPrimitiveList/").size());
       if (target.contains(field) && target[field].is_array() && value.is_array()) {
+        const std::set<json> dropped(value.begin(), value.end());
         json kept = json::array();
         for (const auto& v : target[field])
-          if (std::find(value.begin(), value.end(), v) == value.end()) kept.push_back(v);
+          if (!dropped.count(v)) kept.push_back(v);
         target[field] = kept;
       }
       continue;
@@ -123,26 +144,38 @@ json strategicMerge(json target, const json& patch) {
 
 using Path = std::vector<std::string>;
 
-void leafPaths(const json& fields, Path& prefix, std::vector<Path>& out) {
+// The most field path segments one apply may list (its own fields' and every manager's):
+// a set nested n levels deep with m leaves lists n times m segments, so a body of a few
+// hundred KB could otherwise ask for gigabytes.
+constexpr std::size_t kMaxFieldPathSegments = 2'000'000;
+
+// The leaf paths of a FieldsV1 set, counting their segments against `budget`; false when
+// the budget runs out. Entries that are not objects (a client may write managedFields) are
+// leaves.
+bool leafPaths(const json& fields, Path& prefix, std::vector<Path>& out, std::size_t& budget) {
   for (auto it = fields.begin(); it != fields.end(); ++it) {
     if (it.key() == ".") continue;
-    prefix.push_back(it.key().substr(2));  // drop "f:"
+    prefix.push_back(it.key().size() > 2 ? it.key().substr(2) : std::string());  // drop "f:"
     bool has_children = false;
-    for (auto c = it.value().begin(); c != it.value().end(); ++c)
-      if (c.key() != ".") has_children = true;
+    if (it.value().is_object())
+      for (auto c = it.value().begin(); c != it.value().end(); ++c)
+        if (c.key() != ".") has_children = true;
     if (has_children) {
-      leafPaths(it.value(), prefix, out);
+      if (!leafPaths(it.value(), prefix, out, budget)) return false;
     } else {
+      if (budget < prefix.size()) return false;
+      budget -= prefix.size();
       out.push_back(prefix);
     }
     prefix.pop_back();
   }
+  return true;
 }
 
-std::vector<Path> leafPaths(const json& fields) {
+std::optional<std::vector<Path>> leafPaths(const json& fields, std::size_t& budget) {
   std::vector<Path> out;
   Path prefix;
-  if (fields.is_object()) leafPaths(fields, prefix, out);
+  if (fields.is_object() && !leafPaths(fields, prefix, out, budget)) return std::nullopt;
   return out;
 }
 
@@ -164,10 +197,6 @@ void eraseAt(json& object, const Path& path) {
     node = &(*node)[path[i]];
   }
   if (node->is_object()) node->erase(path.back());
-}
-
-bool containsPath(const std::vector<Path>& paths, const Path& p) {
-  return std::find(paths.begin(), paths.end(), p) != paths.end();
 }
 
 json fieldsFromPaths(const std::vector<Path>& paths) {
@@ -224,13 +253,40 @@ ApiResult<json> applyMergePatch(const json& target, const json& patch) {
 
 ApiResult<json> applyJsonPatch(const json& target, const json& patch) {
   if (!patch.is_array()) return badRequest("json patch must be a JSON array of operations");
-  try {
-    return target.patch(patch);
-  } catch (const json::exception& e) {
-    return statusError(
-        422, "Invalid",
-        std::string("the server rejected our request due to an error in our request: ") + e.what());
+  if (patch.size() > kMaxJsonPatchOperations) {
+    return statusError(413, "RequestEntityTooLarge",
+                       "Request entity too large: The allowed maximum operations in a JSON patch "
+                       "is " +
+                           std::to_string(kMaxJsonPatchOperations) + ", got " +
+                           std::to_string(patch.size()));
   }
+  auto rejected = [](const std::string& why) {
+    return statusError(422, "Invalid",
+                       "the server rejected our request due to an error in our request: " + why);
+  };
+  // One operation at a time, so that what `copy` operations add is counted before each
+  // copy is made: a few of them doubling a value would otherwise build gigabytes.
+  json result = target;
+  std::size_t copied = 0;
+  try {
+    for (const auto& operation : patch) {
+      if (operation.is_object() && operation.value("op", "") == "copy" &&
+          operation.contains("from") && operation["from"].is_string()) {
+        const json& source = result.at(json::json_pointer(operation["from"].get<std::string>()));
+        copied += compactJsonSize(source, kMaxJsonPatchCopyBytes);
+        if (copied > kMaxJsonPatchCopyBytes) {
+          return rejected(
+              "Unable to complete the copy, the accumulated size increase of copy "
+              "exceeds the limit " +
+              std::to_string(kMaxJsonPatchCopyBytes));
+        }
+      }
+      result.patch_inplace(json::array({operation}));
+    }
+  } catch (const json::exception& e) {
+    return rejected(e.what());
+  }
+  return result;
 }
 
 json applyStrategicPatch(const json& target, const json& patch) {
@@ -284,31 +340,49 @@ ApiResult<json> serverSideApply(const json& current, const json& config,
     applied.erase("status");
   }
   json fields = fieldSetOf(applied);
-  std::vector<Path> ours = leafPaths(fields);
+  std::size_t budget = kMaxFieldPathSegments;
+  const auto too_many = [] {
+    return statusError(413, "RequestEntityTooLarge",
+                       "Request entity too large: the apply and the object's managed fields name "
+                       "more than " +
+                           std::to_string(kMaxFieldPathSegments) + " field path segments");
+  };
+  auto ours_list = leafPaths(fields, budget);
+  if (!ours_list) return too_many();
+  const std::set<Path> ours(ours_list->begin(), ours_list->end());
 
   json base = current.is_null() ? json::object() : current;
-  json managed = base.contains("metadata") && base["metadata"].contains("managedFields") &&
+  json managed = base.contains("metadata") && base["metadata"].is_object() &&
+                         base["metadata"].contains("managedFields") &&
                          base["metadata"]["managedFields"].is_array()
                      ? base["metadata"]["managedFields"]
                      : json::array();
+  auto isOurs = [&](const json& entry) {
+    return entry.value("manager", "") == request.manager &&
+           entry.value("subresource", "") == request.subresource &&
+           entry.value("operation", "") == "Apply";
+  };
 
   // Conflicts: another Apply manager owns a field we set to a different value.
   std::vector<std::pair<std::string, Path>> conflicts;
-  std::vector<Path> others_paths;
+  std::set<Path> others_paths;
   std::vector<Path> previous_ours;
-  for (auto& entry : managed) {
+  std::vector<std::vector<Path>> paths_of(managed.size());
+  for (std::size_t i = 0; i < managed.size(); ++i) {
+    json& entry = managed[i];
+    if (!entry.is_object()) entry = json::object();
     std::string manager = entry.value("manager", "");
-    std::string sub = entry.value("subresource", "");
-    auto paths = leafPaths(entry.value("fieldsV1", json::object()));
-    if (manager == request.manager && sub == request.subresource &&
-        entry.value("operation", "") == "Apply") {
-      previous_ours = paths;
+    auto paths = leafPaths(entry.value("fieldsV1", json::object()), budget);
+    if (!paths) return too_many();
+    paths_of[i] = std::move(*paths);
+    if (isOurs(entry)) {
+      previous_ours = paths_of[i];
       continue;
     }
-    others_paths.insert(others_paths.end(), paths.begin(), paths.end());
+    others_paths.insert(paths_of[i].begin(), paths_of[i].end());
     if (entry.value("operation", "") != "Apply") continue;
-    for (const auto& p : paths) {
-      if (!containsPath(ours, p)) continue;
+    for (const auto& p : paths_of[i]) {
+      if (!ours.count(p)) continue;
       const json* mine = at(applied, p);
       const json* theirs = at(base, p);
       if (mine && theirs && *mine != *theirs) conflicts.emplace_back(manager, p);
@@ -331,24 +405,19 @@ ApiResult<json> serverSideApply(const json& current, const json& config,
   json result = applyMerge(base, applied);
   // Fields this manager applied before and no longer applies, and nobody else owns, go.
   for (const auto& p : previous_ours)
-    if (!containsPath(ours, p) && !containsPath(others_paths, p)) eraseAt(result, p);
+    if (!ours.count(p) && !others_paths.count(p)) eraseAt(result, p);
 
   // Ownership: forced fields leave their previous owners.
+  const std::set<std::pair<std::string, Path>> taken(conflicts.begin(), conflicts.end());
   json new_managed = json::array();
-  for (auto& entry : managed) {
+  for (std::size_t i = 0; i < managed.size(); ++i) {
+    json& entry = managed[i];
+    if (isOurs(entry)) continue;
     std::string manager = entry.value("manager", "");
-    std::string sub = entry.value("subresource", "");
-    if (manager == request.manager && sub == request.subresource &&
-        entry.value("operation", "") == "Apply")
-      continue;
-    auto paths = leafPaths(entry.value("fieldsV1", json::object()));
+    const auto& paths = paths_of[i];
     std::vector<Path> kept;
-    for (const auto& p : paths) {
-      bool taken = false;
-      for (const auto& c : conflicts)
-        if (c.first == manager && c.second == p) taken = true;
-      if (!taken) kept.push_back(p);
-    }
+    for (const auto& p : paths)
+      if (!taken.count({manager, p})) kept.push_back(p);
     if (kept.empty()) continue;
     if (kept.size() != paths.size()) entry["fieldsV1"] = fieldsFromPaths(kept);
     new_managed.push_back(entry);

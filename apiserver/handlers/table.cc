@@ -1,5 +1,8 @@
 #include "apiserver/handlers/table.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "apiserver/object_meta.h"
@@ -168,8 +171,9 @@ std::vector<json> step(const std::vector<json>& nodes, const std::string& token)
       continue;
     }
     if (!token.empty() && std::isdigit(static_cast<unsigned char>(token.front()))) {
-      std::size_t index = std::stoul(token);
-      if (n.is_array() && index < n.size()) out.push_back(n[index]);
+      errno = 0;
+      const unsigned long long index = std::strtoull(token.c_str(), nullptr, 10);
+      if (errno == 0 && n.is_array() && index < n.size()) out.push_back(n[index]);
       continue;
     }
     if (n.is_object() && n.contains(token)) out.push_back(n[token]);

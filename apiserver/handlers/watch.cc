@@ -333,9 +333,11 @@ http::Response handleWatch(ApiContext& context, const RestRequest& request) {
     }
   }
   std::optional<std::chrono::seconds> timeout;
-  std::string timeout_text = request.http.param("timeoutSeconds");
-  if (!timeout_text.empty())
-    timeout = std::chrono::seconds(std::max(1L, std::atol(timeout_text.c_str())));
+  auto timeout_param = integerParam(request, "timeoutSeconds");
+  if (!timeout_param) return statusResponse(timeout_param.error());
+  if (*timeout_param)
+    timeout = std::chrono::seconds(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(**timeout_param, 1 << 30)));
   bool bookmarks = request.http.param("allowWatchBookmarks") == "true";
 
   // A selector watch from a resourceVersion starts knowing what the client's list at that
