@@ -11,6 +11,7 @@
 #include "apiserver/crd_schema_validator.h"
 #include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
+#include "apiserver/object_shape.h"
 #include "common/json_member.h"
 
 namespace troupe::apiserver {
@@ -360,6 +361,7 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
 ApiResult<StoredObject> ObjectService::create(const ResourceKind& kind, const std::string& ns,
                                               json object, bool dry_run) {
   if (!object.is_object()) return badRequest("the body of the request must be a JSON object");
+  if (auto wrong = checkObjectShape(kind, object)) return *wrong;
   std::string api_version = object.value("apiVersion", "");
   std::string object_kind = object.value("kind", "");
   if (!api_version.empty() && api_version != kind.groupVersion()) {
@@ -389,6 +391,7 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
   const json& old = current.object;
   const std::string& name = current.key.name;
   if (!next.is_object()) return badRequest("the body of the request must be a JSON object");
+  if (auto wrong = checkObjectShape(kind, next)) return *wrong;
   if (subresource == Subresource::Status) {
     json merged = old;
     if (next.contains("status")) {
