@@ -12,6 +12,7 @@
 #include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
 #include "apiserver/object_shape.h"
+#include "apiserver/quantity_admission.h"
 #include "common/json_member.h"
 
 namespace troupe::apiserver {
@@ -276,6 +277,8 @@ std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& 
     auto more = validator_(kind, object);
     causes.insert(causes.end(), more.begin(), more.end());
   }
+  auto quantities = checkQuantities(kind, object);
+  causes.insert(causes.end(), quantities.begin(), quantities.end());
   if (causes.empty()) return std::nullopt;
   return invalid(kind, name, causes);
 }
