@@ -37,6 +37,7 @@ std::string ServeProcess::log() const {
 }
 
 bool ServeProcess::start() {
+  exit_.reset();
   port_ = freePort();
   std::string log_file = temp_.path() + "/serve.log";
   std::string listen = "127.0.0.1:" + std::to_string(port_);
@@ -47,9 +48,9 @@ bool ServeProcess::start() {
     dup2(fd, 1);
     dup2(fd, 2);
     std::string binary = troupeBinary();
-    std::vector<std::string> args = {binary,         "serve",     "--data-dir",   data_dir_,
-                                     "--listen",     listen,      "--crds",       crds,
-                                     "--kube-minor", kube_minor_, "--no-operator"};
+    std::vector<std::string> args = {binary, "serve",  "--data-dir", data_dir_,      "--listen",
+                                     listen, "--crds", crds,         "--kube-minor", kube_minor_};
+    if (!with_operator_) args.push_back("--no-operator");
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     // Nodes only from a cluster file the test names, not the built-in demo cluster.
     if (std::find(args.begin(), args.end(), "--cluster") == args.end())
@@ -62,14 +63,10 @@ bool ServeProcess::start() {
   }
   for (int i = 0; i < 200; ++i) {
     HttpCall call;
-    call.path = "/readyz";
+    call.path = ready_path_;
     call.max_seconds = 2;
     if (httpsRequest(port_, call).status == 200) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return false;
-    }
+    if (exited()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
@@ -90,6 +87,17 @@ int ServeProcess::stop() {
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
   return -1;
+}
+
+std::optional<int> ServeProcess::exited() {
+  if (pid_ > 0) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      exit_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    }
+  }
+  return pid_ > 0 ? std::nullopt : exit_;
 }
 
 void ServeProcess::addArguments(std::vector<std::string> args) {

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ class ServeProcess {
 
   // Starts and waits until /readyz answers ok (at most ~20 s); false if it did not.
   bool start();
+  // Runs the operator in the process too (its state store in DATA_DIR/operator), from the
+  // next start() on.
+  void withOperator() { with_operator_ = true; }
+  // What start() waits for instead of /readyz (a server that cannot write is not ready,
+  // but may serve reads: /healthz).
+  void waitFor(std::string path) { ready_path_ = std::move(path); }
+  // Whether the child is still running; if it ended, how: its exit code, or -signal.
+  std::optional<int> exited();
   // SIGTERM, then waits for the exit; returns the exit status (-1 if it had to be killed).
   int stop();
   // SIGKILL: no shutdown at all, whatever is in flight is cut off.
@@ -43,6 +52,9 @@ class ServeProcess {
   int port_ = 0;
   pid_t pid_ = -1;
   std::vector<std::string> extra_args_;
+  bool with_operator_ = false;
+  std::string ready_path_ = "/readyz";
+  std::optional<int> exit_;  // how the child ended, once seen
 };
 
 // Path of the built `troupe` executable.
