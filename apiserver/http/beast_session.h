@@ -1,7 +1,7 @@
 #pragma once
 
 // Private to http/: the Beast types of the listener and the session. Only
-// https_server.cc and session.cc include this header.
+// https_server.cc and session.cc include this header (and the HTTP parser's fuzz harness).
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -43,6 +43,10 @@ struct ServerShared {
   ServerShared(ServerOptions o, Handler h)
       : options(std::move(o)), handler(std::move(h)), workers(options.worker_threads) {}
 };
+
+// A request as Beast parsed it, as the handlers see it: header names lower-cased, the
+// target split into path and query and percent-decoded.
+Request toRequest(beast::http::request<beast::http::string_body>&& message, std::string remote);
 
 class Session : public std::enable_shared_from_this<Session> {
  public:

@@ -53,6 +53,21 @@ class SessionSink final : public StreamSink {
 
 }  // namespace
 
+Request toRequest(bhttp::request<bhttp::string_body>&& message, std::string remote) {
+  Request request;
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  for (const auto& field : message) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    request.headers[name] = std::string(field.value());
+  }
+  request.body = std::move(message.body());
+  request.remote = std::move(remote);
+  parseTarget(request);
+  return request;
+}
+
 Session::Session(tcp::socket&& socket, ssl::context& tls, std::shared_ptr<ServerShared> shared)
     : stream_(std::move(socket), tls), shared_(std::move(shared)) {
   beast::error_code ec;
@@ -101,18 +116,8 @@ void Session::onRead(beast::error_code ec, std::size_t) {
   if (ec) return shutdown();
 
   auto message = parser_->release();
-  Request request;
-  request.method = std::string(message.method_string());
-  request.target = std::string(message.target());
-  for (const auto& field : message) {
-    std::string name(field.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    request.headers[name] = std::string(field.value());
-  }
-  request.body = std::move(message.body());
-  request.remote = remote_;
-  parseTarget(request);
   bool keep_alive = message.keep_alive();
+  Request request = toRequest(std::move(message), remote_);
 
   net::post(shared_->workers, [self = shared_from_this(), request = std::move(request),
                                keep_alive]() mutable {
