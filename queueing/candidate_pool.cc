@@ -23,6 +23,10 @@ bool cheaper(const EngineState& st, const Candidate& a, const Candidate& b) {
   return ia < ib;
 }
 
+bool offersCapacity(const GangState& v) {
+  return v.terminating < static_cast<std::int32_t>(v.pods.size());
+}
+
 bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now,
                    Seconds& protected_until) {
   if (!v.spec.preemptible) return false;
@@ -35,13 +39,15 @@ void appendCandidates(const EngineState& st, GangId v, QueueId vq, PreemptionRea
                       std::vector<Candidate>& out) {
   const GangState& vs = st.gangs[v];
   // Elastic surplus: each pod beyond its pod set's minimum is a candidate of its own,
-  // the last placed first, so a reclaim takes only the pods it needs.
+  // the last placed first, so a reclaim takes only the pods it needs. Terminating pods
+  // are going already: neither a candidate nor counted toward the minimum kept.
   std::vector<std::int32_t> keep(vs.spec.pod_sets.size());
   for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = vs.spec.pod_sets[i].min_count;
   std::vector<std::int32_t> seen(keep.size(), 0);
   // Less run time lost first: the later start first, whatever the time now.
   const Seconds ran = -vs.start_time;
   for (std::size_t i = 0; i < vs.pods.size(); ++i) {
+    if (vs.pods[i].terminating) continue;
     const auto ps = static_cast<std::size_t>(vs.pods[i].pod_set);
     if (++seen[ps] <= keep[ps]) continue;
     out.push_back(Candidate{Victim{v, false, {i}, reason},
@@ -53,6 +59,9 @@ void appendCandidates(const EngineState& st, GangId v, QueueId vq, PreemptionRea
   // preemptor's own queue: taking back what another queue borrowed is what the fair share
   // asks for, and evicting one's own work for it would only send that work to reclaim in
   // turn (as Kueue orders other queues' borrowing workloads first).
+  // A gang with terminating pods is on its way out (preempted, restarting, suspended) or
+  // shrinking: evicting it would count what is freeing already as freed by the eviction.
+  if (vs.terminating > 0) return;
   const int whole = reason == PreemptionReason::WithinQueue ? 2 : 1;
   out.push_back(
       Candidate{Victim{v, true, {}, reason}, vq, vs.held, {whole, vs.spec.priority, ran, 0}});
@@ -83,6 +92,7 @@ void CandidatePool::build(const EngineState& st, QueueId vq, Seconds now, Source
   out.protected_until = kNever;
   for (GangId v : vqs.running) {
     const GangState& vs = st.gangs[v];
+    if (!offersCapacity(vs)) continue;
     if (!runLongEnough(vs, vqs, now, out.protected_until)) {
       ++out.protected_count;
       continue;

@@ -14,6 +14,7 @@
 #include "queueing/gang_placer.h"
 #include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
+#include "queueing/terminating_wait.h"
 #include "queueing/walk_answers.h"
 
 namespace troupe::queueing {
@@ -52,12 +53,14 @@ class Cycle {
     if (st_.shares_dirty) computeShares();
     restoreReservations();
     startMemos();
+    st_.terminating.forgetClaims();
     if (st_.policy.kind == PolicyKind::Fifo) {
       runFifo();
     } else {
       runFairShare();
       if (st_.policy.elastic_growth && !someone_waits_) grow();
     }
+    givePledgesBack();
     explainOrphans();
     report();
     wakeUp();
@@ -450,7 +453,10 @@ class Cycle {
     out_.admissions.push_back(std::move(a));
   }
 
-  void applyPlan(GangId g, PreemptionPlan& plan) {
+  // Carries out a preemption plan: evicts and shrinks its victims, then admits g, or, when
+  // its placement also counts on terminating capacity, leaves it waiting for that.
+  // Returns whether g was admitted.
+  bool applyPlan(GangId g, PreemptionPlan& plan) {
     const std::string& preemptor = st_.gangName(g);
     // Shrinks of one gang are merged into one resize.
     std::vector<std::pair<GangId, std::vector<std::size_t>>> shrinks;
@@ -489,7 +495,73 @@ class Cycle {
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
     syncMemos();
-    admit(g, std::move(plan.pods));
+    if (fitsNow(g, plan.pods)) {
+      admit(g, std::move(plan.pods));
+      return true;
+    }
+    // The search counted on capacity terminating pods still hold: the gang waits for them
+    // and for its victims, holding what is free of its placement for the rest of the cycle.
+    Why why = baseWhy(g);
+    std::vector<GangId> victims;
+    for (const Victim& v : plan.victims) victims.push_back(v.gang);
+    if (!countOnTerminating(g, least_, why, victims)) {
+      why.reason = PendingReason::WaitingForReclaim;
+      why.detail = std::string("waiting for terminating pods to free the capacity it needs");
+    }
+    setWhy(g, why);
+    return false;
+  }
+
+  // Whether `pods` of gang g fit on free capacity as it is now.
+  bool fitsNow(GangId g, const std::vector<Pod>& pods) const {
+    std::vector<std::pair<NodeId, HeldCapacity>> takes;
+    for (const Pod& pod : pods) {
+      auto it = std::find_if(takes.begin(), takes.end(),
+                             [&](const auto& t) { return t.first == pod.node; });
+      if (it == takes.end()) it = takes.insert(takes.end(), {pod.node, HeldCapacity{}});
+      it->second.requests += st_.requestOf(g, pod.pod_set);
+      it->second.gpus |= pod.gpus;
+    }
+    return std::all_of(takes.begin(), takes.end(), [&](const auto& t) {
+      const NodeState& node = st_.nodes[t.first];
+      return (node.free_gpus & t.second.gpus) == t.second.gpus &&
+             t.second.requests.fitsIn(node.free);
+    });
+  }
+
+  // ---- terminating capacity ----------------------------------------------------------
+
+  // When g fits once terminating pods no earlier gang of this cycle counted on are gone:
+  // it waits for them (WaitingForReclaim naming their gangs), counting on their capacity
+  // and holding the free part of its placement until the cycle ends.
+  // `victims`: gangs this cycle evicted or shrank for g, named among those it waits for.
+  bool countOnTerminating(GangId g, const std::vector<std::int32_t>& counts, Why& why,
+                          const std::vector<GangId>& victims = {}) {
+    if (st_.terminating.empty()) return false;
+    auto wait = waitForTerminating(st_, g, counts);
+    if (!wait) return false;
+    wait->gangs.insert(wait->gangs.end(), victims.begin(), victims.end());
+    sortByName(wait->gangs);
+    wait->gangs.erase(std::unique(wait->gangs.begin(), wait->gangs.end()), wait->gangs.end());
+    // What later gangs may count on moved: answers shared within the walk no longer hold.
+    ++memo_writes_;
+    counted_on_terminating_ = true;
+    counted_on_by_last_ = true;
+    pledges_.insert(pledges_.end(), wait->pledges.begin(), wait->pledges.end());
+    const QueueId q = st_.gangs[g].queue;
+    if (q >= 0) st_.queues[static_cast<std::size_t>(q)].counts_on_terminating = true;
+    why.reason = PendingReason::WaitingForReclaim;
+    why.blocking = wait->gangs.empty() ? std::string() : st_.gangName(wait->gangs.front());
+    why.detail = describeTerminatingWait(st_, wait->gangs);
+    return true;
+  }
+
+  // The end of the cycle: the free capacity waiting gangs held is free again. What they
+  // counted on is counted afresh next cycle, so memos that relied on it are voided.
+  void givePledgesBack() {
+    for (const Pledge& p : pledges_) st_.releaseOnNode(p.node, p.held.requests, p.held.gpus);
+    if (counted_on_terminating_ && pledges_.empty()) ++st_.release_version;
+    pledges_.clear();
   }
 
   // ---- reservations (backfill) -------------------------------------------------------
@@ -591,6 +663,7 @@ class Cycle {
 
   // Tries to admit g; returns true when it was. Otherwise records why it waits.
   bool tryGang(GangId g) {
+    counted_on_by_last_ = false;
     GangState& gs = st_.gangs[g];
     const QueueId q = gs.queue;
     Why why = baseWhy(g);
@@ -631,6 +704,12 @@ class Cycle {
     }
 
     why.reason = PendingReason::NoPlacement;
+    // Capacity terminating pods hold comes back by itself: a gang that fits once it is
+    // back waits for it, and nobody is preempted for it.
+    if (st_.policy.preemption && countOnTerminating(g, least, why)) {
+      setWhy(g, why);
+      return false;
+    }
     if (st_.policy.preemption) {
       const bool known = preemptionKnownToFail(g, least, why);
       // Not searched for want of budget: its answer is unknown, so any move may change it.
@@ -641,10 +720,7 @@ class Cycle {
             st_.policy.share_preemption_candidates ? st_.candidate_pool.get() : nullptr);
         if (plan.searched) ++searches_;
         st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
-        if (plan.ok) {
-          applyPlan(g, plan);
-          return true;
-        }
+        if (plan.ok) return applyPlan(g, plan);
         why.reason = plan.reason;
         why.detail = plan.detail;
         rememberPreemptionFailure(g, least, why, plan);
@@ -827,6 +903,11 @@ class Cycle {
     if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
                     [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; }))
       return false;
+    // Terminating capacity: a gang of it counted on some, which is counted afresh each
+    // cycle; or some appeared that a waiting gang of it may count on.
+    if (qs.counts_on_terminating ||
+        (qs.waits && qs.seen_terminating_version != st_.terminating.version()))
+      return false;
     // Preemption answers moved: only matters if some gang of it could preempt at all, and
     // only while this cycle's preemption searches are not all spent.
     const bool preempt_moved = qs.seen_preempt_generation != st_.preempt_generation ||
@@ -964,6 +1045,8 @@ class Cycle {
         qs.has_waiting = false;
         qs.starving_waiters = false;
         qs.seen_reservation_version = st_.reservation_version;
+        qs.counts_on_terminating = false;
+        qs.seen_terminating_version = st_.terminating.version();
       }
       // A queue's walk resumes where it paused when it comes back after an admission.
       if (!started[qi]) qs.pending.beginWalk();
@@ -1006,7 +1089,9 @@ class Cycle {
           break;
         }
         const GangState& gs = st_.gangs[g];
-        if (may_share && gs.evicted_cycle != st_.cycle) shareAnswer(g, ask);
+        // A gang that counted on terminating capacity took its share of it: the next gang
+        // of its ask is tried for itself.
+        if (may_share && gs.evicted_cycle != st_.cycle && !counted_on_by_last_) shareAnswer(g, ask);
         noteWaiting(qs, g);
         if (waitsForCapacity(gs.why.reason)) qs.waits = true;
         const Seconds starves = gs.spec.submit_time + maxWait(qs);
@@ -1140,6 +1225,10 @@ class Cycle {
   Decisions& out_;
   bool someone_waits_ = false;
   int searches_ = 0;
+  // Free capacity held by gangs waiting for terminating pods, given back at the end.
+  std::vector<Pledge> pledges_;
+  bool counted_on_terminating_ = false;
+  bool counted_on_by_last_ = false;  // the gang tryGang() last tried counted on some
   std::vector<GangId> changed_;
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
@@ -1171,6 +1260,7 @@ PodPlacement toPlacement(const EngineState& st, const Pod& pod) {
   PodPlacement p;
   p.pod_set = pod.pod_set;
   p.node = st.nodes[pod.node].spec.name;
+  p.terminating = pod.terminating;
   for (int i = 0; i < 64; ++i)
     if ((pod.gpus >> i) & 1) p.gpus.push_back(i);
   return p;

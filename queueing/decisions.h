@@ -25,7 +25,10 @@ enum class PreemptionReason {
   WithinQueue,  // same queue, the preemptor has a higher priority
 };
 
-// Evict a whole running gang. The engine requeues it at its original submit time.
+// Evict a whole running gang. The engine requeues it at its original submit time. The
+// preemptor is admitted in the same cycle, unless its placement also counts on capacity
+// terminating pods still hold: then it waits for them (WaitingForReclaim) and is admitted
+// in a cycle after they are gone.
 struct Preemption {
   std::string gang;
   std::string queue;
@@ -51,7 +54,8 @@ enum class PendingReason {
   NoPlacement,            // not enough free capacity where its pods may run, right now
   Unschedulable,          // no node could ever hold a pod of it (selectors, taints, size)
   TopologyUnsatisfiable,  // no domain of the required level could ever hold it
-  WaitingForReclaim,      // it could reclaim, but not without breaking a rule (see message)
+  WaitingForReclaim,      // it could reclaim, but not without breaking a rule, or it waits
+                          // for terminating pods to free what it needs (see message)
   BlockedByStarvingJob,   // capacity it could use is reserved for a starving gang
   BlockedByQueueHead,     // FIFO: an earlier gang could not be admitted
   Reserved,               // starving: capacity is being held for it as it frees

@@ -19,6 +19,14 @@ std::uint64_t gpuMask(std::int64_t gpus) {
   return (std::uint64_t{1} << gpus) - 1;
 }
 
+// The node's GPUs: indices 0 .. allocatable + held - 1, but for those pods the engine does
+// not place hold (NodeSpec::held_gpus).
+std::uint64_t nodeGpus(const NodeSpec& spec) {
+  std::uint64_t held = 0;
+  for (int i : spec.held_gpus) held |= std::uint64_t{1} << i;
+  return gpuMask(spec.allocatable[kGpu] + std::popcount(held)) & ~held;
+}
+
 std::vector<std::uint64_t> groupMasks(const std::vector<std::vector<int>>& groups,
                                       std::uint64_t all) {
   std::vector<std::uint64_t> out;
@@ -81,7 +89,7 @@ Result<Engine> Engine::fromSnapshot(const Snapshot& snapshot, Policy policy) {
 Status Engine::upsertNode(NodeSpec spec) {
   if (auto s = validateNode(spec); !s) return s;
   EngineState& st = *state_;
-  const std::uint64_t all = gpuMask(spec.allocatable[kGpu]);
+  const std::uint64_t all = nodeGpus(spec);
   auto it = st.node_ids.find(spec.name);
   if (it == st.node_ids.end()) {
     NodeState node;
@@ -256,7 +264,7 @@ Status Engine::addRunning(RunningGang gang) {
     if ((node.free_gpus & mask) != mask || (used & mask) != 0)
       return makeError(ErrorCode::Conflict, path() + ".gpus", "GPU already held by another pod");
     ++counts[static_cast<std::size_t>(p.pod_set)];
-    pods.push_back(Pod{p.pod_set, n->second, mask});
+    pods.push_back(Pod{p.pod_set, n->second, mask, p.terminating});
   }
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > gang.spec.pod_sets[i].count)
@@ -350,7 +358,9 @@ bool Engine::holdsRunning(const RunningGang& gang, bool compare_start) const {
   for (std::size_t i = 0; i < gs.pods.size(); ++i) {
     const Pod& held = gs.pods[i];
     const PodPlacement& given = gang.pods[i];
-    if (held.pod_set != given.pod_set || st.nodes[held.node].spec.name != given.node) return false;
+    if (held.pod_set != given.pod_set || held.terminating != given.terminating ||
+        st.nodes[held.node].spec.name != given.node)
+      return false;
     std::uint64_t mask = 0;
     for (int gpu : given.gpus) {
       if (gpu < 0 || gpu >= 64) return false;

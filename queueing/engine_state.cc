@@ -492,12 +492,17 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   noteChanged(g);
   gs.counts.assign(gs.spec.pod_sets.size(), 0);
   gs.held = ResourceVector{};
+  gs.terminating = 0;
   for (const Pod& p : gs.pods) {
     const ResourceVector& req = requestOf(g, p.pod_set);
     takeOnNode(p.node, req, p.gpus);
     nodes[p.node].gangs.push_back(g);
     gs.held += req;
     ++gs.counts[static_cast<std::size_t>(p.pod_set)];
+    if (p.terminating) {
+      terminating.add(p.node, HeldCapacity{req, p.gpus});
+      ++gs.terminating;
+    }
   }
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].running.insert(g);
@@ -513,7 +518,9 @@ void EngineState::stopRunning(GangId g) {
   for (const Pod& p : gs.pods) {
     releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
     forgetOnNode(p.node, g);
+    if (p.terminating) terminating.remove(p.node, HeldCapacity{requestOf(g, p.pod_set), p.gpus});
   }
+  gs.terminating = 0;
   const QueueId q = gs.queue;
   markDirty(q);
   if (q >= 0) {
@@ -541,6 +548,10 @@ void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_index
     const ResourceVector& req = requestOf(g, p.pod_set);
     releaseOnNode(p.node, req, p.gpus);
     forgetOnNode(p.node, g);
+    if (p.terminating) {
+      terminating.remove(p.node, HeldCapacity{req, p.gpus});
+      --gs.terminating;
+    }
     freed += req;
     --gs.counts[static_cast<std::size_t>(p.pod_set)];
     drop[i] = 1;
@@ -560,6 +571,7 @@ void EngineState::addPods(GangId g, const std::vector<Pod>& pods) {
   GangState& gs = gangs[g];
   ResourceVector added;
   for (const Pod& p : pods) {
+    TROUPE_CHECK(!p.terminating, "gang {} grows by a terminating pod", gs.spec.name);
     const ResourceVector& req = requestOf(g, p.pod_set);
     takeOnNode(p.node, req, p.gpus);
     nodes[p.node].gangs.push_back(g);

@@ -22,6 +22,7 @@
 #include "queueing/resource_vector.h"
 #include "queueing/shared_text.h"
 #include "queueing/snapshot.h"
+#include "queueing/terminating_capacity.h"
 
 namespace troupe::queueing {
 
@@ -33,6 +34,8 @@ struct Pod {
   std::int32_t pod_set = 0;
   NodeId node = 0;
   std::uint64_t gpus = 0;
+  // Deleted by the caller, still holding its capacity (PodPlacement::terminating).
+  bool terminating = false;
 };
 
 struct NodeState {
@@ -134,6 +137,10 @@ struct GangState {
   ResourceVector min_request;        // all pod sets at min_count
   ResourceVector full_request;       // all pod sets at count
   ResourceVector held;               // running: requests of its pods
+  // Invariant: how many of `pods` are terminating. A gang with one is no eviction
+  // candidate (what it holds is partly on its way back already), and only its other pods
+  // may be shrunk.
+  std::int32_t terminating = 0;
   Why why;
   bool why_reported = false;
   std::int64_t evicted_cycle = -1;
@@ -209,6 +216,12 @@ struct QueueState {
   // give it one, so it is examined again when reservation_version moves.
   bool starving_waiters = false;
   std::uint64_t seen_reservation_version = 0;
+  // Some gang of it waited for terminating capacity: what it counted on is counted again
+  // every cycle, so the queue is examined every cycle until none does. And any waiting gang
+  // of it may count on terminating capacity that appeared since its last examination
+  // (TerminatingCapacity::version).
+  bool counts_on_terminating = false;
+  std::uint64_t seen_terminating_version = 0;
   bool leaf() const { return children.empty(); }
 };
 
@@ -284,6 +297,8 @@ class EngineState {
   std::vector<QueueId> queues_by_rank;
 
   std::vector<Reservation> reservations;
+  // What terminating pods hold, by node, and what waiting gangs count on this cycle.
+  TerminatingCapacity terminating;
 
   // Scratch space for the placer, reused across calls (sized by node and domain count).
   std::vector<std::uint32_t> scratch_stamp;

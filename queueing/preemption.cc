@@ -11,6 +11,7 @@
 #include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
 #include "queueing/statement.h"
+#include "queueing/terminating_wait.h"
 
 namespace troupe::queueing {
 namespace {
@@ -142,13 +143,18 @@ class Search {
     }
     startMerge();
 
+    // Capacity terminating pods hold is counted on, never chosen: it comes back by itself,
+    // so the victims need only make up the rest (no other waiting gang of the cycle
+    // counted on it already).
+    Statement stmt(st_);
+    releaseUnclaimedTerminating(st_, stmt);
+    base_ = stmt.checkpoint();
     // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
     for (std::size_t i = 0; i < counts_.size(); ++i)
       if (counts_[i] > 0) only_set = only_set == -1 ? static_cast<std::int32_t>(i) : -2;
     if (only_set >= 0)
       counter_.emplace(st_, g_, only_set, counts_[static_cast<std::size_t>(only_set)]);
-    Statement stmt(st_);
     std::vector<std::size_t> chosen;
     constexpr int kMaxAttempts = 64;
     int attempts = 0;
@@ -271,7 +277,7 @@ class Search {
     if (qs_.spec.within_queue == WithinQueuePreemption::LowerPriority) {
       for (GangId v : qs_.running) {
         const GangState& vs = st_.gangs[v];
-        if (vs.spec.priority >= gs_.spec.priority) continue;
+        if (vs.spec.priority >= gs_.spec.priority || !offersCapacity(vs)) continue;
         if (!runLongEnough(vs, qs_, now_, protected_until_)) {
           ++protected_;
           continue;
@@ -294,6 +300,7 @@ class Search {
     const QueueState& vqs = st_.queues[static_cast<std::size_t>(vq)];
     if (pool_ == nullptr) {
       for (GangId v : vqs.running) {
+        if (!offersCapacity(st_.gangs[v])) continue;
         if (!runLongEnough(st_.gangs[v], vqs, now_, protected_until_)) {
           ++protected_;
           continue;
@@ -334,7 +341,7 @@ class Search {
   }
 
   void reset(Statement& stmt) {
-    stmt.rollbackTo(0);
+    stmt.rollbackTo(base_);
     released_whole_.clear();
     released_shrink_.clear();
     if (!counter_) return;
@@ -482,6 +489,7 @@ class Search {
   std::vector<Head> heads_;
   std::vector<const Candidate*> order_;
   std::optional<FitCounter> counter_;
+  std::size_t base_ = 0;  // the statement's checkpoint after the terminating capacity
   std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;

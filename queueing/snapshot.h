@@ -59,8 +59,12 @@ struct NodeSpec {
   ResourceVector allocatable;
   bool unschedulable = false;
   bool ready = true;
-  // GPU indices (0 .. allocatable[kGpu]-1) grouped by NVLink island and by NUMA node.
-  // Empty when the node does not describe them. At most 64 GPUs per node.
+  // GPU indices held by pods the engine does not place (pods of other schedulers, pods
+  // outside any gang) and so not in allocatable[kGpu]: the node's GPUs are indices 0 ..
+  // allocatable[kGpu] + held_gpus.size() - 1, and no pod is ever given one of these.
+  std::vector<int> held_gpus;
+  // GPU indices grouped by NVLink island and by NUMA node. Empty when the node does not
+  // describe them. At most 64 GPUs per node.
   std::vector<std::vector<int>> nvlink_islands;
   std::vector<std::vector<int>> numa_nodes;
   friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
@@ -146,13 +150,21 @@ struct PodPlacement {
   std::int32_t pod_set = 0;
   std::string node;
   std::vector<int> gpus;
+  // Deleted, its containers possibly still running (a grace period): it holds its node's
+  // resources and GPUs, and counts in its queue's allocation, until the caller removes it,
+  // but that capacity is already on its way back. It is never a preemption victim, and a
+  // gang that fits once the terminating pods are gone waits for them (WaitingForReclaim)
+  // instead of preempting anyone for that capacity. Only the caller sets it: the engine's
+  // own evictions release their pods at once (assume, then write).
+  bool terminating = false;
   friend bool operator==(const PodPlacement&, const PodPlacement&) = default;
 };
 
 struct RunningGang {
   GangSpec spec;
   Seconds start_time = 0;
-  std::vector<PodPlacement> pods;  // the number per pod set is its current size
+  // The number per pod set, terminating pods included, is its current size.
+  std::vector<PodPlacement> pods;
   friend bool operator==(const RunningGang&, const RunningGang&) = default;
 };
 

@@ -22,15 +22,19 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   void release(GangId g, const Pod& pod) {
-    st_.releaseOnNode(pod.node, st_.requestOf(g, pod.pod_set), pod.gpus);
-    ops_.emplace_back(g, pod);
+    release(pod.node, HeldCapacity{st_.requestOf(g, pod.pod_set), pod.gpus});
+  }
+  // Capacity held on node n, not one pod's (what terminating pods hold there).
+  void release(NodeId n, const HeldCapacity& held) {
+    st_.releaseOnNode(n, held.requests, held.gpus);
+    ops_.emplace_back(n, held);
   }
   std::size_t checkpoint() const { return ops_.size(); }
   void rollbackTo(std::size_t checkpoint) {
     while (ops_.size() > checkpoint) {
-      const auto [g, pod] = ops_.back();
+      const auto [n, held] = ops_.back();
       ops_.pop_back();
-      st_.takeOnNode(pod.node, st_.requestOf(g, pod.pod_set), pod.gpus);
+      st_.takeOnNode(n, held.requests, held.gpus);
     }
     if (ops_.empty()) {
       // Everything undone: capacity is as it was, so caches keyed on it stay valid.
@@ -41,7 +45,7 @@ class Statement {
 
  private:
   EngineState& st_;
-  std::vector<std::pair<GangId, Pod>> ops_;
+  std::vector<std::pair<NodeId, HeldCapacity>> ops_;
   std::uint64_t release_version_;
   std::uint64_t capacity_version_;
 };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 namespace troupe::queueing {
 namespace {
 
@@ -27,14 +29,27 @@ Status validateNode(const NodeSpec& node) {
     return invalid(
         base + ".allocatable[nvidia.com/gpu]",
         fmt::format("Invalid value: {}: at most 64 GPUs per node", node.allocatable[kGpu]));
+  // GPUs held by pods the engine does not place are indices of the node all the same.
+  std::uint64_t held = 0;
+  for (std::size_t i = 0; i < node.held_gpus.size(); ++i) {
+    const int gpu = node.held_gpus[i];
+    if (gpu < 0 || gpu >= 64 || ((held >> gpu) & 1))
+      return invalid(
+          fmt::format("{}.heldGpus[{}]", base, i),
+          fmt::format("Invalid value: {}: must be a distinct GPU index in [0, 64)", gpu));
+    held |= std::uint64_t{1} << gpu;
+  }
+  const std::int64_t gpus = node.allocatable[kGpu] + std::popcount(held);
+  if (gpus > 64)
+    return invalid(base + ".heldGpus",
+                   fmt::format("Invalid value: {} GPUs in all: at most 64 GPUs per node", gpus));
   auto check_groups = [&](const std::vector<std::vector<int>>& groups,
                           const char* field) -> Status {
     for (std::size_t i = 0; i < groups.size(); ++i)
       for (int gpu : groups[i])
-        if (gpu < 0 || gpu >= node.allocatable[kGpu])
+        if (gpu < 0 || gpu >= gpus)
           return invalid(fmt::format("{}.{}[{}]", base, field, i),
-                         fmt::format("Invalid value: {}: GPU index must be in [0, {})", gpu,
-                                     node.allocatable[kGpu]));
+                         fmt::format("Invalid value: {}: GPU index must be in [0, {})", gpu, gpus));
     return {};
   };
   if (auto s = check_groups(node.nvlink_islands, "nvlinkIslands"); !s) return s;
