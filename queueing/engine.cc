@@ -105,7 +105,12 @@ Status Engine::upsertNode(NodeSpec spec) {
   } else {
     NodeState& node = st.nodes[it->second];
     const ResourceVector held = node.spec.allocatable - node.free;
-    const std::uint64_t held_gpus = node.all_gpus & ~node.free_gpus;
+    // The GPUs its pods hold, read from the pods: one may hold a GPU the old spec did not
+    // count as the node's (held_gpus), and keeps it under the new one.
+    std::uint64_t held_gpus = 0;
+    for (GangId g : node.gangs)
+      for (const Pod& p : st.gangs[g].pods)
+        if (p.node == it->second) held_gpus |= p.gpus;
     node.free = spec.allocatable - held;
     node.all_gpus = all;
     node.free_gpus = all & ~held_gpus;

@@ -239,5 +239,21 @@ TEST_CASE("GPUs held by pods outside the engine are never given to a gang",
   CHECK_FALSE(e.upsertNode(bad).ok());
 }
 
+TEST_CASE("a node given again keeps the GPUs its pods hold, whatever it held besides",
+          "[queueing][placement]") {
+  // a runs on GPUs 0-3. The node is given once with those GPUs held outside the engine (a
+  // caller that holds what a refused gang holds), then as it is: a's GPUs stay taken.
+  Engine e = engineWith({node("n").gpus(8)}, {queue("default")});
+  REQUIRE(e.addRunning(runningOn(gang("a").gpus(4), {"n"})).ok());
+  NodeSpec held = node("n").gpus(4);
+  held.held_gpus = {0, 1, 2, 3};
+  REQUIRE(e.upsertNode(held).ok());
+  REQUIRE(e.upsertNode(node("n").gpus(8)).ok());
+  REQUIRE(e.submit(gang("b").gpus(4)).ok());
+  const Decisions d = e.schedule(0);
+  REQUIRE(admitted(d, "b"));
+  CHECK(admissionOf(d, "b")->pods[0].gpus == std::vector<int>{4, 5, 6, 7});
+}
+
 }  // namespace
 }  // namespace troupe::queueing
