@@ -13,6 +13,7 @@
 #include "api/well_known.h"
 #include "common/check.h"
 #include "controllers/annotations.h"
+#include "controllers/node_hold.h"
 #include "controllers/object_json.h"
 #include "controllers/queue_tree.h"
 #include "controllers/resources.h"
@@ -166,7 +167,13 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   facts.nodes.read(objects.nodes);
   facts.groups.read(objects.pod_groups);
   if (options.facts) out.pod_reads = facts.pods.reads();
-  std::map<std::string, ResourceVector> held_outside;
+  // What bound pods no gang counts hold, by node: their requests and GPU indices.
+  std::map<std::string, NodeHold> held_outside;
+  auto holdPod = [&](const PodFacts& pod) {
+    NodeHold& h = held_outside[pod.node];
+    if (auto requests = pod.requests.in(names)) h.requests += *requests;
+    h.gpus |= gpuMask(pod.gpus);
+  };
   // The pods of each group, found by a merge of two key orders rather than a hash table
   // by group name: that table, filled and probed once per group every cycle, was a quarter
   // of a snapshot at 100,000 pods, a cache miss per probe. The caches list in key order,
@@ -181,9 +188,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       by_group.emplace_back(pod.group, &facts.pods.shared(i));
       continue;
     }
-    if (pod.node.empty()) continue;
-    auto requests = pod.requests.in(names);
-    if (requests) held_outside[pod.node] += *requests;
+    if (!pod.node.empty()) holdPod(pod);
   }
   auto group_less = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!std::is_sorted(by_group.begin(), by_group.end(), group_less))
@@ -203,8 +208,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   auto holdOutside = [&](std::size_t from, std::size_t to) {
     for (std::size_t m = from; m < to; ++m) {
       const PodFacts& pod = **by_group[m].second;
-      if (pod.node.empty()) continue;
-      if (auto requests = pod.requests.in(names)) held_outside[pod.node] += *requests;
+      if (!pod.node.empty()) holdPod(pod);
     }
   };
   std::size_t next_member = 0;
@@ -255,9 +259,8 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       spec = node.spec;
     }
     spec.allocatable = *allocatable;
-    if (auto it = held_outside.find(spec.name); it != held_outside.end()) {
-      spec.allocatable = ResourceVector::max(spec.allocatable - it->second, ResourceVector());
-    }
+    spec.held_gpus.clear();
+    if (auto it = held_outside.find(spec.name); it != held_outside.end()) holdOn(spec, it->second);
     node_names.push_back(node.spec.name);
     out.snapshot.nodes.push_back(std::move(spec));
     out.node_facts.push_back(source);
@@ -329,6 +332,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       out.pending_recycled.push_back(true);
     }
     auto next = std::next(spare_gang);
+    if (was.terminating > 0) out.terminating_gangs.push_back(key);
     out.gangs.insert(out.gangs.end(), spare->gangs.extract(spare_gang));
     spare_gang = next;
     recycled_gangs = true;
@@ -336,6 +340,8 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     return true;
   };
 
+  // Bound pods of gangs left out for a problem: they hold their nodes all the same.
+  std::vector<const PodFacts*> left_out;
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
   out.snapshot.running.reserve(objects.pod_groups.size());
@@ -412,7 +418,9 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
         unbound_per_set.push_back(0);
       }
       if (is_bound) {
-        running.pods.push_back({set, p->node, p->gpus});
+        // A pod being deleted still holds its node until it is gone (or finished).
+        running.pods.push_back({set, p->node, p->gpus, p->deleting});
+        if (p->deleting) ++gang.terminating;
         gang.bound_requests += spec.pod_sets[set].shape->requests;
         spec.pod_sets[set].count += 1;
       } else if (!p->deleting) {
@@ -421,7 +429,12 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       }
       gang.pods.push_back(GangPod{*member, set});
     }
-    if (bad) continue;
+    if (bad) {
+      // Left out of scheduling, but what its bound pods hold stays held.
+      for (const MemberPod member : pods)
+        if (!(*member)->node.empty()) left_out.push_back(member->get());
+      continue;
+    }
     std::int32_t total = 0;
     for (const auto& s : spec.pod_sets) total += s.count;
     if (!running.pods.empty()) {
@@ -458,7 +471,18 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     } else {
       gang.state = GangState::WaitingForPods;
     }
+    if (gang.terminating > 0) out.terminating_gangs.push_back(gang.key);
     out.gangs.emplace_hint(out.gangs.end(), group.key, std::move(gang));
+  }
+  for (const PodFacts* pod : left_out) {
+    auto node = std::lower_bound(
+        out.snapshot.nodes.begin(), out.snapshot.nodes.end(), pod->node,
+        [](const queueing::NodeSpec& n, const std::string& name) { return n.name < name; });
+    if (node == out.snapshot.nodes.end() || node->name != pod->node) continue;  // no such node
+    NodeHold hold;
+    if (auto requests = pod->requests.in(names)) hold.requests = *requests;
+    hold.gpus = gpuMask(pod->gpus);
+    holdOn(*node, hold);
   }
   return out;
 }

@@ -59,6 +59,7 @@ struct Gang {
   std::vector<GangPod> pods;  // live pods (not Succeeded or Failed), by pod set then index
   std::int32_t min_member = 1;
   queueing::ResourceVector bound_requests;     // what its bound pods hold
+  std::int32_t terminating = 0;                // bound pods being deleted
   std::shared_ptr<const PodGroupFacts> group;  // the facts of the PodGroup it was built from
 };
 
@@ -77,6 +78,9 @@ struct ClusterSnapshot {
   std::vector<bool> running_started;
   queueing::ResourceNames names;
   std::map<std::string, Gang> gangs;  // by key
+  // The gangs with a bound pod being deleted, by key: the pods that still hold capacity
+  // although they are leaving.
+  std::vector<std::string> terminating_gangs;
   std::vector<Problem> problems;
   // By snapshot.nodes: the facts each node was made from.
   std::vector<std::shared_ptr<const NodeFacts>> node_facts;
@@ -120,12 +124,16 @@ struct SnapshotOptions {
 };
 
 // Builds the engine's view:
-// - nodes: allocatable minus what pods outside Troupe's gangs (other schedulers, pods
-//   without a PodGroup) hold there; NotReady nodes are marked not ready;
+// - nodes: allocatable minus what bound pods outside Troupe's gangs (other schedulers,
+//   pods without a PodGroup or of a finished one, gangs left out for a problem) hold
+//   there, with the GPU indices they hold (NodeSpec::held_gpus); NotReady nodes are
+//   marked not ready;
 // - queues: those validateQueueTree accepts, with their decayed usage;
 // - gangs: every PodGroup with its live pods (label troupe.dev/pod-group, schedulerName
 //   troupe, same namespace): running when a pod is bound, pending when at least
-//   minMember pods wait unbound; pods of one shape form one pod set.
+//   minMember pods wait unbound; pods of one shape form one pod set. A bound pod holds
+//   its node until it is gone or has finished: one being deleted is a running pod marked
+//   terminating (PodPlacement::terminating).
 // Objects that break a rule go to `problems` and are left out, never crash the build.
 ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options);
 

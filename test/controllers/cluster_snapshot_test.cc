@@ -62,6 +62,71 @@ TEST_CASE("a bound pod no gang counts still holds its node", "[controllers][snap
   CHECK(cluster.snapshot.pending.empty());
 }
 
+TEST_CASE("the GPUs a pod outside the gangs holds are never handed out again",
+          "[controllers][snapshot]") {
+  // The same pods as above: GPUs 0, 1-2 and 3-6 are theirs. The engine must see GPU 7 as
+  // the one left, not GPU 0 (the lowest of what its count leaves).
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8)};
+  objects.queues = {queue("team-a").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "done").phase("Failed"), podGroup("ml", "next")};
+  objects.pods = {pod("ml", "orphan").group("deleted").gpus(1).boundTo("n1", "0"),
+                  pod("ml", "solo").gpus(2).boundTo("n1", "1,2"),
+                  pod("ml", "straggler").group("done").gpus(4).boundTo("n1", "3,4,5,6"),
+                  pod("ml", "next-0").group("next").gpus(1)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.nodes.size() == 1);
+  CHECK(cluster.snapshot.nodes[0].held_gpus == std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+  auto loaded = loadEngine(cluster, {});
+  const auto d = loaded.engine.schedule(0);
+  REQUIRE(d.admissions.size() == 1);
+  CHECK(d.admissions[0].pods[0].gpus == std::vector<int>{7});
+}
+
+TEST_CASE("a pod being deleted holds its node until it is gone", "[controllers][snapshot]") {
+  // victim-0 was deleted and terminates on n1; newcomer wants 8 GPUs and n1 is the only
+  // node: it is not placed there until the pod is gone.
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8)};
+  objects.queues = {queue("team-a"), queue("team-b").guaranteedGpus(8)};
+  objects.pod_groups = {podGroup("ml", "victim"), podGroup("ml", "newcomer").queue("team-b")};
+  objects.pods = {
+      pod("ml", "victim-0").group("victim").gpus(8).boundTo("n1", "0,1,2,3,4,5,6,7").deleting(),
+      pod("ml", "newcomer-0").group("newcomer").gpus(8)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.running.size() == 1);
+  REQUIRE(cluster.snapshot.running[0].pods.size() == 1);
+  CHECK(cluster.snapshot.running[0].pods[0].terminating);
+  CHECK(cluster.terminating_gangs == std::vector<std::string>{"ml/victim"});
+  CHECK(cluster.gangs.at("ml/victim").bound_requests[kGpu] == 8);
+  auto loaded = loadEngine(cluster, {});
+  const auto d = loaded.engine.schedule(0);
+  CHECK(d.empty());
+  REQUIRE(loaded.engine.explanation("ml/newcomer"));
+  CHECK(loaded.engine.explanation("ml/newcomer")->reason ==
+        troupe::queueing::PendingReason::WaitingForReclaim);
+}
+
+TEST_CASE("the bound pods of a gang left out for a problem still hold their node",
+          "[controllers][snapshot]") {
+  // broken's second pod asks for two node selector terms, which Troupe refuses: the gang
+  // is left out, and its bound pod's GPUs 0-3 stay held.
+  ApiObjects objects;
+  objects.nodes = {node("n1").gpus(8)};
+  objects.queues = {queue("team-a")};
+  objects.pod_groups = {podGroup("ml", "broken")};
+  Json bad = pod("ml", "broken-1").group("broken").index(1).gpus(4);
+  bad["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+     ["nodeSelectorTerms"] = Json::array({Json::object(), Json::object()});
+  objects.pods = {pod("ml", "broken-0").group("broken").index(0).gpus(4).boundTo("n1", "0,1,2,3"),
+                  bad};
+  auto cluster = buildClusterSnapshot(objects, {});
+  CHECK(cluster.gangs.count("ml/broken") == 0);
+  REQUIRE(cluster.snapshot.nodes.size() == 1);
+  CHECK(cluster.snapshot.nodes[0].allocatable[kGpu] == 4);
+  CHECK(cluster.snapshot.nodes[0].held_gpus == std::vector<int>{0, 1, 2, 3});
+}
+
 TEST_CASE("a lone pod with its own PodGroup is a pending gang of one", "[controllers][snapshot]") {
   ApiObjects objects;
   objects.nodes = {node("n1").gpus(8)};
