@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "controllers/refused_gang_holds.h"
+
 namespace troupe::controllers {
 
 LoadedEngine loadEngine(const ClusterSnapshot& cluster, queueing::Policy policy) {
@@ -38,10 +40,14 @@ LoadedEngine loadEngine(const ClusterSnapshot& cluster, queueing::Policy policy)
     }
     left = std::move(later);
   }
+  std::vector<Problem> refused;
   for (const auto& r : snap.running) {
     if (auto s = out.engine.addRunning(r); !s)
-      out.problems.push_back({"PodGroup", r.spec.name, s.error()});
+      refused.push_back({"PodGroup", r.spec.name, s.error()});
   }
+  auto held = holdRefusedGangs(out.engine, cluster, refused);
+  out.problems.insert(out.problems.end(), refused.begin(), refused.end());
+  out.problems.insert(out.problems.end(), held.begin(), held.end());
   for (const auto& g : snap.pending) {
     if (auto s = out.engine.submit(g); !s) out.problems.push_back({"PodGroup", g.name, s.error()});
   }

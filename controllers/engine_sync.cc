@@ -4,6 +4,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "controllers/refused_gang_holds.h"
+
 namespace troupe::controllers {
 namespace {
 
@@ -158,6 +160,12 @@ std::vector<Problem> EngineSync::sync(const ClusterSnapshot& cluster) {
     ++stats_.gangs_added;
     if (auto s = engine_.addRunning(*r); !s)
       problems.push_back({"PodGroup", r->spec.name, s.error()});
+  }
+  // The pods of a running gang the engine refused hold their nodes all the same. (A gang
+  // refused once is offered again every sync, so each sync finds all of them here.)
+  for (auto& p : holdRefusedGangs(engine_, cluster, problems)) {
+    stats_.nodes += 1;
+    problems.push_back(std::move(p));
   }
   for (const auto* g : add_pending) {
     ++stats_.gangs_added;

@@ -286,3 +286,43 @@ TEST_CASE("capacity a node gains while a gang waits is offered to it in the next
   REQUIRE(after.admissions.size() == 1);
   CHECK(after.admissions[0].gang == "ml/wide");
 }
+
+TEST_CASE("the pods of a running gang the engine refuses still hold their GPUs",
+          "[controllers][engine-sync]") {
+  // 'late' lists GPUs 0-3 of n0, which 'early' holds already (two pods bound on the same
+  // GPUs): the engine refuses it. Its pods hold GPUs 0-3 and 4 GPUs' worth of n0 all the
+  // same, so 'next' (8 GPUs) does not fit on n0, in a fresh engine or a synced one.
+  World world;
+  world.nodes["n0"] = qt::node("n0").gpus(8);
+  world.queues["a"] = qt::queue("a");
+  world.running["ml/early"] =
+      RunningGang{qt::gang("ml/early").queue("a").gpus(4), 0, {{0, "n0", {0, 1, 2, 3}}}};
+  world.running["ml/late"] =
+      RunningGang{qt::gang("ml/late").queue("a").gpus(4), 0, {{0, "n0", {0, 1, 2, 3}}}};
+  world.pending["ml/next"] = qt::gang("ml/next").queue("a").gpus(4).submittedAt(1);
+  world.pending["ml/wide"] = qt::gang("ml/wide").queue("a").gpus(8).submittedAt(2);
+  SECTION("loaded afresh") {
+    auto loaded = loadEngine(world.snapshot(), Policy{});
+    CHECK(describe(loaded.problems) ==
+          std::vector<std::string>{"PodGroup ml/late: running[ml/late].pods[0].gpus: GPU "
+                                   "already held by another pod"});
+    const auto d = loaded.engine.schedule(10);
+    // GPUs 4-7 are free, but no GPU's worth of capacity is: early and late hold all 8.
+    CHECK(d.admissions.empty());
+  }
+  SECTION("synced cycle after cycle") {
+    EngineSync sync{Policy{}};
+    for (Seconds t = 10; t < 13; ++t) {
+      const auto problems = sync.sync(world.snapshot());
+      CHECK(problems.size() == 1);
+      CHECK(sync.engine().schedule(t).admissions.empty());
+    }
+    // late's pod is gone: its capacity comes back.
+    world.running.erase("ml/late");
+    (void)sync.sync(world.snapshot());
+    const auto d = sync.engine().schedule(20);
+    REQUIRE(d.admissions.size() == 1);
+    CHECK(d.admissions[0].gang == "ml/next");
+    CHECK(d.admissions[0].pods[0].gpus == std::vector<int>{4, 5, 6, 7});
+  }
+}
