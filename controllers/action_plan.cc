@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "controllers/pods_in_the_way.h"
+
 namespace troupe::controllers {
 namespace {
 
@@ -54,13 +56,9 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
   for (const auto& p : decisions.preemptions) {
     const Gang* gang = gangOf(p.gang);
     if (!gang) continue;
-    auto& room = plan.making_room[p.preemptor];
-    for (const auto& pod : gang->pods) {
-      if (!pod.bound()) continue;
-      room.push_back({pod.ns(), pod.name(), pod.uid()});
-      if (!pod.deleting())
+    for (const auto& pod : gang->pods)
+      if (pod.bound() && !pod.deleting())
         plan.deletions.push_back({pod.ns(), pod.name(), pod.uid(), p.gang, "Preempted"});
-    }
     plan.preempted.push_back({p.gang, p.preemptor, preemptionReasonName(p.reason)});
     plan.events.push_back({p.gang, "Warning", "Preempted",
                            fmt::format("Preempted by {} ({}) in queue {}", p.preemptor,
@@ -108,10 +106,7 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     if (!grow->empty()) {
       plan.bindings.push_back({r.gang, r.queue, decisions.cycle, now, std::move(*grow)});
     }
-    for (auto& d : shrink) {
-      if (!r.preemptor.empty()) plan.making_room[r.preemptor].push_back({d.ns, d.pod, d.uid});
-      plan.deletions.push_back(std::move(d));
-    }
+    for (auto& d : shrink) plan.deletions.push_back(std::move(d));
     plan.events.push_back(
         {r.gang, "Normal", "Resized",
          fmt::format("Resized to {} pods (+{} -{}){}", size, r.added.size(), r.removed.size(),
@@ -132,6 +127,10 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
                                        bindings->size(), describeNodes(*bindings))});
     plan.bindings.push_back({a.gang, a.queue, decisions.cycle, now, std::move(*bindings)});
   }
+  std::vector<PodRef> deleted;
+  deleted.reserve(plan.deletions.size());
+  for (const auto& d : plan.deletions) deleted.push_back({d.ns, d.pod, d.uid});
+  plan.making_room = podsInTheWay(decisions, cluster, plan.bindings, deleted);
   return plan;
 }
 

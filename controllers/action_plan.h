@@ -50,9 +50,11 @@ struct ActionPlan {
   std::vector<state::AdmissionRecord> bindings;
   std::vector<PodDeletion> deletions;  // preemption victims first, then shrinks
   std::vector<PreemptionNotice> preempted;
-  // By preemptor: every pod that must be gone from the API before it may bind, the bound
-  // pods of its victims (deleted now or already terminating) and the pods shrunk for it.
-  // While one is still there (a grace period runs), its containers may hold the GPUs.
+  // By admitted or grown gang: the pods that must be gone from the API before its bindings
+  // are carried out, because they still hold capacity the engine placed it on (victims
+  // deleted now or earlier, pods shrunk, other terminating pods: their containers may hold
+  // the GPUs for a whole grace period). A gang absent here binds at once; one listed with
+  // no pod waits for a later cycle (controllers/pods_in_the_way.h).
   std::map<std::string, std::vector<PodRef>> making_room;
   std::vector<EventRecord> events;
   // Decisions that could not be mapped onto pods (a pod vanished since the snapshot): the

@@ -334,10 +334,11 @@ struct Operator::Runtime {
     return true;
   }
 
-  // The preemptors that must wait for a later cycle: some pod making room for them is
-  // still in the API, terminating through its grace period with its containers on the
-  // GPUs. A preemptor whose victims were deleted at once (no grace period) binds in this
-  // cycle, as kube-scheduler would place a pod once its victims' objects are gone.
+  // The gangs whose bindings must wait for a later cycle: some pod holding capacity they
+  // take is still in the API (controllers/pods_in_the_way.h), terminating through its
+  // grace period with its containers on the GPUs. One whose victims were deleted at once
+  // (no grace period) binds in this cycle, as kube-scheduler would place a pod once its
+  // victims' objects are gone.
   std::set<std::string> stillMakingRoom(
       const std::map<std::string, std::vector<ctl::PodRef>>& making_room) {
     std::vector<std::pair<const std::string*, const ctl::PodRef*>> pods;
