@@ -21,6 +21,7 @@
 #include "controllers/action_plan.h"
 #include "controllers/admission_recovery.h"
 #include "controllers/annotations.h"
+#include "controllers/bound_allocation.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
 #include "controllers/engine_sync.h"
@@ -723,8 +724,14 @@ struct Operator::Runtime {
 
     publishPending(engine->engine(), decisions, cluster, t);
     step("pending");
-    publishQueues(objects, engine->engine(), cluster, t);
-    advanceUsage(engine->engine(), cluster, t);
+    // Queues hold what their pods hold, terminating ones included, not what the engine
+    // assumed of its decisions.
+    std::vector<const state::AdmissionRecord*> bound;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (outcome[i] == Admission::Bound) bound.push_back(records[i]);
+    const auto allocated = ctl::boundAllocation(cluster, bound);
+    publishQueues(objects, engine->engine(), cluster, allocated, t);
+    advanceUsage(engine->engine(), cluster, allocated, t);
     step("queues");
 
     op.cycles_ += 1;
@@ -824,7 +831,9 @@ struct Operator::Runtime {
   }
 
   void publishQueues(const ctl::ApiObjects& objects, const queueing::Engine& engine,
-                     const ctl::ClusterSnapshot& cluster, std::int64_t t) {
+                     const ctl::ClusterSnapshot& cluster,
+                     const std::map<std::string, queueing::ResourceVector>& allocated,
+                     std::int64_t t) {
     auto invalid = ctl::validateQueueTree(objects.queues);
     std::map<std::string, ctl::QueueCounts> counts;
     std::map<std::string, queueing::ResourceVector> pending_requests;
@@ -852,6 +861,8 @@ struct Operator::Runtime {
     for (const auto& q : objects.queues) {
       const auto name = ctl::nameOf(q);
       auto computed = engine.queueStatus(name);
+      if (auto it = allocated.find(name); computed && it != allocated.end())
+        computed->allocated = it->second;
       std::optional<Error> error;
       if (auto it = invalid.find(name); it != invalid.end()) error = it->second;
       auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], error, t);
@@ -881,6 +892,7 @@ struct Operator::Runtime {
   }
 
   void advanceUsage(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
+                    const std::map<std::string, queueing::ResourceVector>& allocated,
                     std::int64_t t) {
     const auto elapsed = t - last_usage_advance;
     if (elapsed <= 0) return;
@@ -890,6 +902,8 @@ struct Operator::Runtime {
     for (const auto& spec : cluster.snapshot.queues) {
       auto computed = engine.queueStatus(spec.name);
       if (!computed) continue;
+      if (auto it = allocated.find(spec.name); it != allocated.end())
+        computed->allocated = it->second;
       auto& u = usage[spec.name];
       queueing::ResourceVector current;
       for (const auto& [r, v] : u.usage) {
