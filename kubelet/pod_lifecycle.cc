@@ -35,6 +35,7 @@ const char* podActionName(PodAction action) {
     case PodAction::Exit: return "Exit";
     case PodAction::FailNodeLost: return "FailNodeLost";
     case PodAction::FailInvalid: return "FailInvalid";
+    case PodAction::Reject: return "Reject";
     case PodAction::Remove: return "Remove";
   }
   return "Ignore";

@@ -29,6 +29,7 @@ enum class PodAction {
   Exit,          // report Succeeded or Failed with `exit_code`
   FailNodeLost,  // report Failed, NodeLost
   FailInvalid,   // report Failed: the annotations are invalid (`message` says why)
+  Reject,        // report Failed: not admitted on its node (`reason`, `message`)
   Remove,        // DELETE the pod with grace period 0
 };
 
@@ -43,17 +44,21 @@ enum class NodeHealth {
 };
 
 // What the kubelet remembers of a pod besides the object: precise times (the object's
-// timestamps have whole seconds only).
+// timestamps have whole seconds only), and whether it admitted the pod.
 struct PodMemory {
   Time first_seen_bound{};      // when the kubelet first saw the pod bound to its node
   std::optional<Time> started;  // when it reported Running
+  // Admitted on its node (kubelet/pod_admission.h): from then on it holds the node's
+  // resources and its GPUs until it finishes or is gone from the API.
+  bool admitted = false;
 };
 
 struct PodDecision {
   PodAction action = PodAction::Ignore;
   std::chrono::milliseconds wait{0};  // for Wait
   int exit_code = 0;                  // for Exit
-  std::string message;                // for FailInvalid
+  std::string reason;                 // for Reject
+  std::string message;                // for FailInvalid and Reject
 
   static PodDecision of(PodAction action) {
     PodDecision d;

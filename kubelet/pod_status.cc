@@ -240,6 +240,21 @@ json nodeLostStatus(const json& pod, Time now) {
                           "The container could not be located when the pod was terminated", now);
 }
 
+json rejectedStatus(const json& pod, const std::string& reason, const std::string& message,
+                    Time now) {
+  const std::string at = formatTime(now);
+  json status = baseStatus(pod, at);
+  status["phase"] = "Failed";
+  status["reason"] = reason;
+  status["message"] = message;
+  setCondition(status["conditions"], "Ready", "False", "PodFailed", at);
+  setCondition(status["conditions"], "ContainersReady", "False", "PodFailed", at);
+  status["conditions"] = orderedConditions(status["conditions"]);
+  status.erase("containerStatuses");
+  status.erase("initContainerStatuses");
+  return status;
+}
+
 json invalidSimulationStatus(const json& pod, const std::string& message, Time now) {
   return terminatedStatus(pod, "Failed", "InvalidSimulationAnnotation", message, 128, "StartError",
                           message, now);

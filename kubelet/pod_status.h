@@ -38,4 +38,9 @@ nlohmann::json nodeLostStatus(const nlohmann::json& pod, Time now);
 nlohmann::json invalidSimulationStatus(const nlohmann::json& pod, const std::string& message,
                                        Time now);
 
+// The kubelet refused to admit the pod (kubelet/pod_admission.h): phase Failed with the
+// refusal's reason and message, no container ever started.
+nlohmann::json rejectedStatus(const nlohmann::json& pod, const std::string& reason,
+                              const std::string& message, Time now);
+
 }  // namespace troupe::kubelet

@@ -170,6 +170,41 @@ PodMemory SimulatedCluster::memoryOf(const json& pod, Time now) {
   return it->second;
 }
 
+std::optional<AdmissionRefusal> SimulatedCluster::admit(const json& pod) {
+  std::lock_guard admission(admission_mu_);
+  const std::string uid = metaString(pod, "uid");
+  {
+    std::lock_guard lock(mu_);
+    auto it = pods_memory_.find(uid);
+    if (it != pods_memory_.end() && it->second.admitted) return std::nullopt;
+  }
+  const std::string node_name = nodeNameOf(pod);
+  kube::ObjectPtr node = nodes_.cache().get(node_name);
+  if (!node) return std::nullopt;  // not a node this kubelet knows: the pod waits
+  // The pods still in the API on the node that hold what they asked for: admitted by this
+  // kubelet (or running since before it started), not finished. Terminating ones too:
+  // their containers run until the kubelet removes them.
+  const auto on_node = pods_.cache().byIndex("node", node_name);
+  std::vector<const json*> admitted;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& other : on_node) {
+      const std::string other_uid = metaString(*other, "uid");
+      const std::string phase = objectMember(*other, "status").value("phase", "");
+      if (other_uid == uid || phase == "Succeeded" || phase == "Failed") continue;
+      auto memory = pods_memory_.find(other_uid);
+      if ((memory != pods_memory_.end() && memory->second.admitted) || phase == "Running")
+        admitted.push_back(other.get());
+    }
+  }
+  auto refusal = refuseAdmission(pod, *node, admitted);
+  if (!refusal) {
+    std::lock_guard lock(mu_);
+    pods_memory_[uid].admitted = true;
+  }
+  return refusal;
+}
+
 bool SimulatedCluster::processPod(const std::string& key) {
   kube::ObjectPtr cached = pods_.cache().get(key);
   if (!cached) return true;
@@ -182,6 +217,20 @@ bool SimulatedCluster::processPod(const std::string& key) {
     PodDecision decision =
         decidePod(pod, healthOf(nodeNameOf(pod)),
                   nodeNameOf(pod).empty() ? PodMemory{} : memoryOf(pod, now), now, options_.speed);
+    // A pod about to start is admitted on its node first, as a kubelet admits a pod before
+    // it pulls an image: one that would share a GPU, or pass the node's allocatable, with
+    // a pod still there fails instead.
+    const bool starting =
+        (decision.action == PodAction::Wait || decision.action == PodAction::Start) &&
+        !objectMember(pod, "metadata").contains("deletionTimestamp") &&
+        objectMember(pod, "status").value("phase", "") == "Pending";
+    if (starting) {
+      if (auto refusal = admit(pod)) {
+        decision = PodDecision::of(PodAction::Reject);
+        decision.reason = std::move(refusal->reason);
+        decision.message = std::move(refusal->message);
+      }
+    }
     switch (decision.action) {
       case PodAction::Ignore: return true;
       case PodAction::Wait:
@@ -209,13 +258,19 @@ bool SimulatedCluster::processPod(const std::string& key) {
       case PodAction::Start:
       case PodAction::Exit:
       case PodAction::FailNodeLost:
-      case PodAction::FailInvalid: {
+      case PodAction::FailInvalid:
+      case PodAction::Reject: {
         json status;
         if (decision.action == PodAction::Start) status = runningStatus(pod, now);
         if (decision.action == PodAction::Exit) status = exitedStatus(pod, decision.exit_code, now);
         if (decision.action == PodAction::FailNodeLost) status = nodeLostStatus(pod, now);
         if (decision.action == PodAction::FailInvalid)
           status = invalidSimulationStatus(pod, decision.message, now);
+        if (decision.action == PodAction::Reject) {
+          status = rejectedStatus(pod, decision.reason, decision.message, now);
+          log::warn("simulated kubelet: pod not admitted",
+                    {{"pod", key}, {"reason", decision.reason}, {"message", decision.message}});
+        }
         json next = pod;
         next["status"] = std::move(status);
         ref.subresource = "status";
@@ -229,6 +284,7 @@ bool SimulatedCluster::processPod(const std::string& key) {
               break;
             case PodAction::Exit: ++stats_.exited; break;
             case PodAction::FailNodeLost: ++stats_.node_lost; break;
+            case PodAction::Reject: ++stats_.rejected; break;
             default: break;
           }
           return true;

@@ -16,6 +16,7 @@
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "kube/work_queue.h"
+#include "kubelet/pod_admission.h"
 #include "kubelet/pod_lifecycle.h"
 #include "kubelet/sim_clock.h"
 
@@ -51,6 +52,7 @@ struct SimulatedClusterStats {
   std::uint64_t started = 0;      // pods reported Running
   std::uint64_t exited = 0;       // pods reported Succeeded or Failed at the end of their run
   std::uint64_t node_lost = 0;    // pods failed because their node failed
+  std::uint64_t rejected = 0;     // pods failed because their node could not admit them
   std::uint64_t removed = 0;      // pods deleted after termination
   std::uint64_t conflicts = 0;    // 409s met (and retried)
   std::uint64_t errors = 0;       // other failed writes (retried with backoff)
@@ -82,6 +84,9 @@ class SimulatedCluster {
   bool renewLease(const nlohmann::json& node, Time now);
   NodeHealth healthOf(const std::string& node_name) const;
   PodMemory memoryOf(const nlohmann::json& pod, Time now);
+  // Admits a pod waiting to start on its node, once (kubelet/pod_admission.h); why not
+  // when it may not run there.
+  std::optional<AdmissionRefusal> admit(const nlohmann::json& pod);
   void queuePodsOf(const std::string& node_name);
 
   kube::KubeClient& client_;
@@ -93,6 +98,8 @@ class SimulatedCluster {
   std::vector<std::jthread> workers_;
   std::atomic<bool> running_{false};
 
+  // Held while one pod is admitted: admissions on a node see each other.
+  std::mutex admission_mu_;
   mutable std::mutex mu_;
   // Pod UID -> what the kubelet remembers of it; erased when the pod is deleted.
   std::map<std::string, PodMemory> pods_memory_;

@@ -48,18 +48,29 @@ bool eventually(const std::function<bool()>& probe, milliseconds limit = millise
   return probe();
 }
 
-json podYaml(const std::string& name, const std::map<std::string, std::string>& annotations) {
-  json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", {{"name", name}, {"namespace", "sim"}}},
-      {"spec",
-       {{"restartPolicy", "Never"},
-        {"schedulerName", "troupe"},
-        {"containers", json::array({{{"name", "trainer"},
-                                     {"image", "example.com/trainer:1.0"},
-                                     {"resources", {{"limits", {{"nvidia.com/gpu", "4"}}}}}}})}}}};
+json podYaml(const std::string& name, const std::map<std::string, std::string>& annotations,
+             int gpus = 4) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "sim"}}},
+              {"spec",
+               {{"restartPolicy", "Never"},
+                {"schedulerName", "troupe"},
+                {"containers", json::array({{{"name", "trainer"},
+                                             {"image", "example.com/trainer:1.0"},
+                                             {"resources", json::object()}}})}}}};
+  if (gpus > 0)
+    pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(gpus);
   for (const auto& [k, v] : annotations) pod["metadata"]["annotations"][k] = v;
+  return pod;
+}
+
+// The pod, created already bound to `node` on the GPU indices `gpus` (as Troupe binds).
+json boundPodYaml(const std::string& name, const std::string& node, const std::string& gpus,
+                  const std::map<std::string, std::string>& annotations) {
+  json pod = podYaml(name, annotations);
+  pod["spec"]["nodeName"] = node;
+  pod["metadata"]["annotations"]["troupe.dev/gpu-indices"] = gpus;
   return pod;
 }
 
@@ -197,6 +208,29 @@ TEST_CASE(
     CHECK(eventually([&] { return phaseOf(*client, "after") == "Running"; }));
   }
 
+  SECTION("a pod bound to GPUs a terminating pod still holds is not admitted") {
+    // old terminates for 40 s (2 s at speed 20) on GPUs 0-3 of sim-n1.
+    createWithKubectl(serve, boundPodYaml("old", "sim-n1", "0,1,2,3",
+                                          {{"troupe.dev/sim-termination-seconds", "40"}}));
+    CHECK(eventually([&] { return phaseOf(*client, "old") == "Running"; }));
+    REQUIRE(kubectl(serve, "delete pod old -n sim --wait=false").exit_code == 0);
+    // Onto GPUs 2-5 while old terminates: refused, as a kubelet's device manager would.
+    createWithKubectl(serve, boundPodYaml("onto", "sim-n1", "2,3,4,5", {}));
+    CHECK(eventually([&] { return phaseOf(*client, "onto") == "Failed"; }));
+    json refused = getPod(*client, "onto");
+    CHECK(refused["status"]["reason"] == "UnexpectedAdmissionError");
+    CHECK(refused["status"]["message"].get<std::string>().find("held by pod sim/old") !=
+          std::string::npos);
+    CHECK(phaseOf(*client, "old") == "Running");  // still terminating
+    // Beside it, on GPUs 4-7 it does not hold: runs.
+    createWithKubectl(serve, boundPodYaml("beside", "sim-n1", "4,5,6,7", {}));
+    CHECK(eventually([&] { return phaseOf(*client, "beside") == "Running"; }));
+    // Once old is gone, its GPUs run a pod again.
+    REQUIRE(eventually([&] { return phaseOf(*client, "old") == "<gone>"; }));
+    createWithKubectl(serve, boundPodYaml("after", "sim-n1", "0,1,2,3", {}));
+    CHECK(eventually([&] { return phaseOf(*client, "after") == "Running"; }));
+  }
+
   SECTION("a Ready=False written with kubectl patch --subresource=status fails the pods") {
     createWithKubectl(serve, podYaml("patched", {}));
     REQUIRE(kube::bindPod(*client, "sim", "patched", "sim-n2"));
@@ -233,8 +267,9 @@ TEST_CASE("many pods on many nodes all run to completion", "[kubelet][cluster]")
   auto begin = Steady::now();
   for (int i = 0; i < pods; ++i) {
     std::string name = "p" + std::to_string(i);
+    // No GPUs: ten pods a node would not fit on its 8 GPUs.
     auto made = client->create(res::kPods, "sim",
-                               podYaml(name, {{"troupe.dev/sim-duration-seconds", "50"}}), {});
+                               podYaml(name, {{"troupe.dev/sim-duration-seconds", "50"}}, 0), {});
     REQUIRE(made);
     REQUIRE(kube::bindPod(*client, "sim", name, "sim-n" + std::to_string(1 + i % nodes)));
   }

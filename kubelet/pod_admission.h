@@ -1,0 +1,33 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+// Whether a node's kubelet admits a pod beside the pods it already runs there.
+//
+// A real kubelet admits a pod it sees bound to its node only if the node's allocatable
+// covers the pod's requests on top of every pod it admitted that has neither finished nor
+// gone from the API (a terminating pod's containers still run until the kubelet removes
+// it), and its device manager never hands one device to two pods; a pod that does not fit
+// is failed at once (reason OutOf<resource>, or UnexpectedAdmissionError for a device). The
+// simulated kubelet does the same, with the GPU indices Troupe binds a pod to
+// (troupe.dev/gpu-indices) as its devices: two pods never run on one GPU, and a binding
+// onto a GPU still in use shows as a failed pod.
+namespace troupe::kubelet {
+
+struct AdmissionRefusal {
+  std::string reason;   // "OutOf<resource>" or "UnexpectedAdmissionError"
+  std::string message;  // as a kubelet words it, with the numbers
+};
+
+// Why `pod` may not run on `node` beside `admitted` (the node's other pods the kubelet
+// admitted, not finished, still in the API), or nothing when it may. Every resource the
+// node's allocatable names but pods is checked, in its own units (CPU in millicores).
+std::optional<AdmissionRefusal> refuseAdmission(const nlohmann::json& pod,
+                                                const nlohmann::json& node,
+                                                const std::vector<const nlohmann::json*>& admitted);
+
+}  // namespace troupe::kubelet
