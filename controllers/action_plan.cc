@@ -127,10 +127,7 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
                                        bindings->size(), describeNodes(*bindings))});
     plan.bindings.push_back({a.gang, a.queue, decisions.cycle, now, std::move(*bindings)});
   }
-  std::vector<PodRef> deleted;
-  deleted.reserve(plan.deletions.size());
-  for (const auto& d : plan.deletions) deleted.push_back({d.ns, d.pod, d.uid});
-  plan.making_room = podsInTheWay(decisions, cluster, plan.bindings, deleted);
+  plan.making_room = podsInTheWay(decisions, cluster, plan.bindings);
   return plan;
 }
 

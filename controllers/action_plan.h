@@ -51,10 +51,10 @@ struct ActionPlan {
   std::vector<PodDeletion> deletions;  // preemption victims first, then shrinks
   std::vector<PreemptionNotice> preempted;
   // By admitted or grown gang: the pods that must be gone from the API before its bindings
-  // are carried out, because they still hold capacity the engine placed it on (victims
-  // deleted now or earlier, pods shrunk, other terminating pods: their containers may hold
-  // the GPUs for a whole grace period). A gang absent here binds at once; one listed with
-  // no pod waits for a later cycle (controllers/pods_in_the_way.h).
+  // are carried out, because they may still hold capacity the engine placed it on (pods
+  // this cycle preempted or shrank on its nodes, terminating pods on its GPUs: their
+  // containers may hold the GPUs for a whole grace period). A gang absent here binds at
+  // once (controllers/pods_in_the_way.h).
   std::map<std::string, std::vector<PodRef>> making_room;
   std::vector<EventRecord> events;
   // Decisions that could not be mapped onto pods (a pod vanished since the snapshot): the

@@ -13,24 +13,22 @@ namespace troupe::controllers {
 struct PodRef;
 
 // The pods each gang's bindings must see gone from the API before they are carried out,
-// by gang: the pods that, as the snapshot shows them, still hold GPUs or resources the
-// bindings' placements take.
+// by gang.
 //
 // The engine assumes its own decisions at once: a gang it preempts or shrinks frees its
-// capacity within the cycle, for its preemptor and for any gang placed after it. The pods
-// keep that capacity until they are gone (a terminating pod's containers may still use its
-// GPUs for its whole grace period), so a binding onto it waits. Only nodes where that can
-// happen are checked: those of the pods this cycle's decisions preempt or shrink (deleted
-// or not), and those of pods being deleted. Elsewhere the engine placed on capacity that no
-// pod of the snapshot holds. A gang whose binding takes capacity held by a pod that is not
-// leaving (or by pods outside the gangs, which have no name here) is listed too, with the
-// pods it can name: it waits until a cycle decides again.
+// capacity within the cycle, for its preemptor and for any gang placed after it, while
+// its pods keep that capacity until they are gone (a terminating pod's containers may use
+// its GPUs for its whole grace period). So a binding onto a node where this cycle's
+// decisions preempted or shrank pods waits for those pods (deleted now, terminating from
+// before, or left in place by a decision the plan skipped). Pods that were terminating
+// before the cycle hold their capacity in the engine, which places nothing on it; a
+// binding onto one of their GPU indices all the same waits for them too. Everything
+// else binds at once: the engine placed it on capacity no pod of the snapshot holds.
 //
-// `bindings` are the admission and growth records of one plan, in its order; a gang whose
-// records all fit binds, and what it takes is no longer free for the records after it.
-// `deleted` are the pods the plan deletes (they hold their capacity until gone).
+// The cost is the pods those decisions name and the pods being bound, never a pass over
+// every pod of the cluster. `bindings` are the plan's admission and growth records.
 std::map<std::string, std::vector<PodRef>> podsInTheWay(
     const queueing::Decisions& decisions, const ClusterSnapshot& cluster,
-    const std::vector<state::AdmissionRecord>& bindings, const std::vector<PodRef>& deleted);
+    const std::vector<state::AdmissionRecord>& bindings);
 
 }  // namespace troupe::controllers
