@@ -78,8 +78,9 @@ struct PendingExplanation {
   ResourceVector request;                     // the gang at its minimum size
   std::int64_t largest_free_domain_pods = 0;  // most pods of its first shape one domain holds
   std::string largest_free_domain;            // that domain ("" for the whole cluster)
-  std::string blocking_gang;                  // BlockedByStarvingJob / BlockedByQueueHead
-  std::string detail;                         // a rule broken (InvalidGang, WaitingForReclaim)
+  std::string blocking_gang;  // BlockedByStarvingJob / BlockedByQueueHead; WaitingForReclaim:
+                              // the first gang whose terminating pods it waits for
+  std::string detail;         // a rule broken (InvalidGang, WaitingForReclaim)
 
   friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;
 };
