@@ -925,9 +925,11 @@ struct Operator::Runtime {
     });
     if (!saved) log::warn("usage history write failed", {{"error", saved.error().describe()}});
     if (t - last_mirror >= op.options_.usage_mirror_interval.count()) {
-      last_mirror = t;
+      // The interval counts from the first mirror with a queue to write, so a new leader's
+      // first usage reaches the Queues at once rather than an interval later.
       for (const auto& [q, u] : usage) {
         if (!informer("queues").cache().get(q)) continue;
+        last_mirror = t;
         Json patch{{"metadata",
                     {{"annotations",
                       {{state::kDecayedUsageAnnotation, state::encodeUsageAnnotation(u)}}}}}};
