@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "api/timestamp.h"
+#include "api/well_known.h"
 #include "cli/queue_tree.h"
 
 namespace troupe::cli {
@@ -53,6 +54,31 @@ double templateGpus(const json& pod_template) {
   return gpus;
 }
 
+namespace {
+
+// The GPUs a PodGroup's pods ask for, when its spec does not say: its members (label
+// troupe.dev/pod-group) or, for a lone pod's own group, the pod that owns it.
+double memberGpus(const std::vector<json>& pods, const json& pod_group) {
+  const std::string ns = text(path(pod_group, {"metadata", "namespace"}));
+  const std::string name = text(path(pod_group, {"metadata", "name"}));
+  std::string owner_pod;
+  const json& owners = path(pod_group, {"metadata", "ownerReferences"});
+  if (owners.is_array())
+    for (const auto& o : owners)
+      if (o.value("kind", "") == "Pod") owner_pod = o.value("name", "");
+  double gpus = 0;
+  for (const auto& pod : pods) {
+    if (text(path(pod, {"metadata", "namespace"})) != ns) continue;
+    const bool member =
+        text(path(pod, {"metadata", "labels", api::kPodGroupLabel.data()})) == name ||
+        (!owner_pod.empty() && text(path(pod, {"metadata", "name"})) == owner_pod);
+    if (member) gpus += templateGpus(pod);
+  }
+  return gpus;
+}
+
+}  // namespace
+
 std::vector<Gang> gangsOf(const ClusterObjects& objects) {
   std::map<std::string, long long> priorities;
   for (const auto& pc : objects.priority_classes)
@@ -97,7 +123,8 @@ std::vector<Gang> gangsOf(const ClusterObjects& objects) {
     g.phase = text(path(pg, {"status", "phase"}));
     g.pods = std::to_string(integer(path(pg, {"status", "running"}), 0)) + "/" +
              std::to_string(integer(path(pg, {"spec", "minMember"}), 0));
-    g.gpus = quantityValue(path(pg, {"spec", "minResources", kGpu})).value_or(0);
+    auto min_gpus = quantityValue(path(pg, {"spec", "minResources", kGpu}));
+    g.gpus = min_gpus ? *min_gpus : memberGpus(objects.pods, pg);
     g.priority_class = text(path(pg, {"spec", "priorityClassName"}));
     const json& pending = path(pg, {"status", "pending"});
     if (pending.is_object()) g.pending = &pending;

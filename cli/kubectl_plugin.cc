@@ -128,7 +128,7 @@ int runKubectlPlugin(int argc, char** argv) {
   jobs->add_option("-n,--namespace", flags->ns, "Only jobs of this namespace (default: all)");
   jobs->add_flag("--all", flags->all, "Finished jobs too");
   jobs->callback([&] {
-    code = run(*flags, Kinds{false, true, false, false}, scope(*flags),
+    code = run(*flags, Kinds{false, true, true, false}, scope(*flags),
                [](const ClusterObjects& o, const ReportOptions& r) -> Result<std::string> {
                  return jobsReport(o, r);
                });

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "cli/gang_line.h"
 #include "test/cli/objects.h"
 
@@ -50,4 +52,39 @@ TEST_CASE("a TrainingJob's own PodGroup is not a gang of its own", "[cli][gang-l
   CHECK(gangs[1].name == "mpi");
   CHECK(gangs[1].gpus == 32);
   CHECK(gangs[1].position == 2);
+}
+
+TEST_CASE("a PodGroup without minResources counts its pods' GPUs", "[cli][gang-line]") {
+  auto pod = [](const char* name, nlohmann::json labels, nlohmann::json owners, int gpus) {
+    return nlohmann::json{
+        {"metadata",
+         {{"namespace", "ns"}, {"name", name}, {"labels", labels}, {"ownerReferences", owners}}},
+        {"spec",
+         {{"containers",
+           {{{"name", "c"},
+             {"resources", {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}}}}}};
+  };
+  ClusterObjects objects;
+  objects.pod_groups = {
+      {{"metadata", {{"namespace", "ns"}, {"name", "mpi"}}},
+       {"spec", {{"queue", "q"}, {"minMember", 2}}}},
+      {{"metadata",
+        {{"namespace", "ns"},
+         {"name", "lone"},
+         {"ownerReferences", {{{"kind", "Pod"}, {"name", "solo"}}}}}},
+       {"spec", {{"queue", "q"}, {"minMember", 1}}}},
+  };
+  objects.pods = {
+      pod("mpi-0", {{"troupe.dev/pod-group", "mpi"}}, nlohmann::json::array(), 3),
+      pod("mpi-1", {{"troupe.dev/pod-group", "mpi"}}, nlohmann::json::array(), 3),
+      pod("solo", nlohmann::json::object(), nlohmann::json::array(), 1),
+      pod("stranger", {{"troupe.dev/pod-group", "other"}}, nlohmann::json::array(), 8),
+  };
+  auto gangs = gangsOf(objects);
+  REQUIRE(gangs.size() == 2);
+  std::map<std::string, double> gpus;
+  for (const auto& g : gangs) gpus[g.name] = g.gpus;
+  // mpi: its two members' 3 + 3; lone: the pod that owns it; the stranger counts for neither.
+  CHECK(gpus["mpi"] == 6);
+  CHECK(gpus["lone"] == 1);
 }
