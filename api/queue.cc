@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "api/field_error.h"
 #include "api/json_fields.h"
 #include "api/names.h"
@@ -15,6 +17,28 @@ constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
 
 const char* toString(WithinQueuePreemption value) {
   return value == WithinQueuePreemption::Never ? "Never" : "LowerPriority";
+}
+
+bool QueueSpec::admitsNamespace(const std::string& ns,
+                                const std::map<std::string, std::string>* labels) const {
+  if (admitsEveryNamespace()) return true;
+  if (namespaces && std::find(namespaces->begin(), namespaces->end(), ns) != namespaces->end())
+    return true;
+  return namespace_selector && labels != nullptr && namespace_selector->matches(*labels);
+}
+
+std::string QueueSpec::describeNamespaces() const {
+  if (admitsEveryNamespace()) return "every namespace";
+  std::vector<std::string> parts;
+  if (namespaces && !namespaces->empty())
+    parts.push_back(fmt::format("{}", fmt::join(*namespaces, ", ")));
+  if (namespace_selector) {
+    auto selector = namespace_selector->describe();
+    parts.push_back(selector.empty() ? std::string("every namespace")
+                                     : fmt::format("namespaces labelled {}", selector));
+  }
+  if (parts.empty()) return "no namespace";
+  return fmt::format("{}", fmt::join(parts, " and "));
 }
 
 Queue Queue::fromJson(const json& object, std::vector<Error>& errors) {
@@ -62,6 +86,11 @@ Queue Queue::fromJson(const json& object, std::vector<Error>& errors) {
       q.spec.preemption.min_runtime_seconds =
           f.int32(*p, "minRuntimeSeconds", "spec.preemption.minRuntimeSeconds").value_or(0);
     }
+    if (JsonFields::find(*spec, "namespaces") != nullptr)
+      q.spec.namespaces = f.stringList(*spec, "namespaces", "spec.namespaces");
+    if (const json* selector = f.object(*spec, "namespaceSelector", "spec.namespaceSelector"))
+      q.spec.namespace_selector =
+          LabelSelector::fromJson(*selector, "spec.namespaceSelector", errors);
   }
   if (const json* status = f.object(object, "status", "status")) {
     q.status.observed_generation =
@@ -96,6 +125,8 @@ json Queue::toJson() const {
   spec_json["preemption"] = {{"withinQueue", toString(spec.preemption.within_queue)},
                              {"reclaim", spec.preemption.reclaim},
                              {"minRuntimeSeconds", spec.preemption.min_runtime_seconds}};
+  if (spec.namespaces) spec_json["namespaces"] = *spec.namespaces;
+  if (spec.namespace_selector) spec_json["namespaceSelector"] = spec.namespace_selector->toJson();
   json status_json = json::object();
   if (status.observed_generation != 0)
     status_json["observedGeneration"] = status.observed_generation;
@@ -155,6 +186,19 @@ std::vector<Error> Queue::validate() const {
     errors.push_back(invalid("spec.preemption.minRuntimeSeconds",
                              spec.preemption.min_runtime_seconds,
                              "must be greater than or equal to 0"));
+  if (spec.namespaces) {
+    for (size_t i = 0; i < spec.namespaces->size(); ++i) {
+      const std::string& ns = (*spec.namespaces)[i];
+      if (auto why = checkDnsLabel(ns))
+        errors.push_back(invalid(indexPath("spec.namespaces", i), ns, *why));
+      for (size_t j = 0; j < i; ++j)
+        if ((*spec.namespaces)[j] == ns) {
+          errors.push_back(duplicate(indexPath("spec.namespaces", i), ns));
+          break;
+        }
+    }
+  }
+  if (spec.namespace_selector) spec.namespace_selector->validate("spec.namespaceSelector", errors);
   validateConditions(status.conditions, "status.conditions", errors);
   return errors;
 }

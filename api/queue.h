@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/condition.h"
+#include "api/label_selector.h"
 #include "api/object_meta.h"
 #include "api/quantity.h"
 #include "api/resource_list.h"
@@ -43,6 +44,20 @@ struct QueueSpec {
   int32_t priority = 0;
   std::optional<int64_t> max_wait_seconds;  // unset: never starving
   QueuePreemption preemption;
+  // Which namespaces may submit to the queue: those listed, and those the selector
+  // matches. Both unset: every namespace (docs/api.md says why).
+  std::optional<std::vector<std::string>> namespaces;
+  std::optional<LabelSelector> namespace_selector;
+
+  // Whether no field restricts the namespaces.
+  bool admitsEveryNamespace() const { return !namespaces && !namespace_selector; }
+  // Whether namespace `ns`, with `labels`, may submit to the queue. With `labels` null
+  // (not known) only the list decides.
+  bool admitsNamespace(const std::string& ns,
+                       const std::map<std::string, std::string>* labels) const;
+  // Which namespaces the queue admits, for messages: "team-a", "team-a, team-b and those
+  // labelled team=a", "every namespace", "no namespace".
+  std::string describeNamespaces() const;
 };
 
 struct QueueStatus {

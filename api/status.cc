@@ -79,6 +79,25 @@ nlohmann::ordered_json invalidStatus(const StatusTarget& target, const std::vect
   return finish(std::move(status), 422, std::move(d));
 }
 
+nlohmann::ordered_json forbiddenStatus(const StatusTarget& target, std::string_view why,
+                                       const std::vector<Error>& errors) {
+  auto message =
+      fmt::format("{} {} is forbidden: {}", qualifiedResource(target), goQuote(target.name), why);
+  auto d = details(target, true);
+  if (!errors.empty()) {
+    nlohmann::ordered_json causes = nlohmann::ordered_json::array();
+    for (const auto& error : errors) {
+      nlohmann::ordered_json cause;
+      cause["reason"] = causeReason(fieldErrorType(error));
+      cause["message"] = error.message;
+      cause["field"] = error.field_path.empty() ? "<nil>" : error.field_path;
+      causes.push_back(std::move(cause));
+    }
+    d["causes"] = std::move(causes);
+  }
+  return finish(base("Forbidden", message), 403, std::move(d));
+}
+
 nlohmann::ordered_json notFoundStatus(const StatusTarget& target) {
   auto message = fmt::format("{} {} not found", qualifiedResource(target), goQuote(target.name));
   return finish(base("NotFound", message), 404, details(target, true));

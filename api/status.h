@@ -31,6 +31,10 @@ nlohmann::ordered_json notFoundStatus(const StatusTarget& target);
 nlohmann::ordered_json alreadyExistsStatus(const StatusTarget& target);
 nlohmann::ordered_json conflictStatus(const StatusTarget& target, std::string_view why = "");
 nlohmann::ordered_json badRequestStatus(std::string_view message);
+// 403 Forbidden `trainingjobs.troupe.dev "x" is forbidden: <why>`, as admission plugins
+// answer; each error (its field and message) becomes a cause.
+nlohmann::ordered_json forbiddenStatus(const StatusTarget& target, std::string_view why,
+                                       const std::vector<Error>& errors = {});
 // The body kube-apiserver sends for a create/update body that is not JSON; `body` is the
 // request body (its first 30 bytes are quoted), `parse_error` what the parser said.
 nlohmann::ordered_json unrecognizedBodyStatus(std::string_view kind, std::string_view parse_error,

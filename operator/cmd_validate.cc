@@ -106,10 +106,7 @@ std::vector<Error> checkCoreKind(const std::string& kind, const json& object, bo
   *known = true;
   if (kind == "Pod") {
     auto pod = api::core::Pod::fromJson(object, errors);
-    if (errors.empty()) {
-      api::validateObjectMeta(pod.metadata, true, errors);
-      api::core::validatePodSpec(pod.spec, "spec", errors);
-    }
+    if (errors.empty()) errors = pod.validate();
   } else if (kind == "Node") {
     auto node = api::core::Node::fromJson(object, errors);
     if (errors.empty()) {

@@ -295,6 +295,13 @@ Pod Pod::fromJson(const json& pod, std::vector<Error>& errors) {
   return out;
 }
 
+std::vector<Error> Pod::validate() const {
+  std::vector<Error> errors;
+  validateObjectMeta(metadata, /*namespaced=*/true, errors);
+  validatePodSpec(spec, "spec", errors);
+  return errors;
+}
+
 bool Pod::isReady() const {
   const Condition* ready = findCondition(conditions, "Ready");
   return ready != nullptr && ready->status == "True";

@@ -100,6 +100,9 @@ struct Pod {
   std::string start_time;
 
   static Pod fromJson(const nlohmann::json& pod, std::vector<Error>& errors);
+  // The checks kube-apiserver makes of a new pod, for the fields Troupe reads: metadata,
+  // containers and their resources, tolerations.
+  std::vector<Error> validate() const;
 
   bool isTerminal() const { return phase == "Succeeded" || phase == "Failed"; }
   bool isBound() const { return !spec.node_name.empty(); }
