@@ -34,14 +34,15 @@ std::shared_ptr<const openapi::Schema> CrdSchemaValidator::schemaFor(const Resou
   return compiled.schema;
 }
 
-std::vector<Cause> CrdSchemaValidator::check(const ResourceKind& kind, nlohmann::json& object) {
+std::vector<Cause> CrdSchemaValidator::check(const ResourceKind& kind, nlohmann::json& object,
+                                             const nlohmann::json* old) {
   if (!kind.schema || !kind.schema->is_object()) return {};
   auto schema = schemaFor(kind);
   if (!schema) return {};  // refused when the CRD was written; nothing to check against
   schema->prune(object);
   schema->applyDefaults(object);
   std::vector<Cause> causes;
-  for (const auto& error : schema->validate(object)) causes.push_back(toCause(error));
+  for (const auto& error : schema->validate(object, old)) causes.push_back(toCause(error));
   return causes;
 }
 

@@ -23,8 +23,10 @@ namespace troupe::apiserver {
 
 class CrdSchemaValidator {
  public:
-  // Prunes and defaults `object` in place; returns the violations (empty: valid).
-  std::vector<Cause> check(const ResourceKind& kind, nlohmann::json& object);
+  // Prunes and defaults `object` in place; returns the violations (empty: valid). `old`,
+  // the stored object on an update, is what transition rules (oldSelf) compare with.
+  std::vector<Cause> check(const ResourceKind& kind, nlohmann::json& object,
+                           const nlohmann::json* old = nullptr);
 
  private:
   struct Compiled {

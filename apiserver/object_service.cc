@@ -262,7 +262,8 @@ ApiResult<StoredObject> ObjectService::get(const ResourceKind& kind, const std::
   return std::move(found.value());
 }
 
-std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& object) {
+std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& object,
+                                                const json* old, bool admit) {
   std::string name = metaString(object, "name");
   std::vector<Cause> causes;
   if (kind.storageName() == "customresourcedefinitions.apiextensions.k8s.io") {
@@ -274,13 +275,14 @@ std::optional<ApiError> ObjectService::validate(const ResourceKind& kind, json& 
     causes.insert(causes.end(), schema_causes.begin(), schema_causes.end());
   }
   if (kind.custom && validator_) {
-    auto more = validator_(kind, object);
+    auto more = validator_(kind, object, old);
     causes.insert(causes.end(), more.begin(), more.end());
   }
   auto quantities = checkQuantities(kind, object);
   causes.insert(causes.end(), quantities.begin(), quantities.end());
-  if (causes.empty()) return std::nullopt;
-  return invalid(kind, name, causes);
+  if (!causes.empty()) return invalid(kind, name, causes);
+  if (admit && admission_) return admission_(kind, object, old);
+  return std::nullopt;
 }
 
 std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, const std::string& ns,
@@ -355,10 +357,10 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
     object["spec"] = {{"finalizers", json::array({"kubernetes"})}};
     object["status"] = {{"phase", "Active"}};
   } else if (storage == "customresourcedefinitions.apiextensions.k8s.io") {
-    if (auto error = validate(kind, object)) return error;
+    if (auto error = validate(kind, object, nullptr, false)) return error;
     object["status"] = crdStatus(object, now);
   }
-  return validate(kind, object);
+  return validate(kind, object, nullptr, true);
 }
 
 ApiResult<StoredObject> ObjectService::create(const ResourceKind& kind, const std::string& ns,
@@ -403,7 +405,8 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
       merged.erase("status");
     }
     next = std::move(merged);
-  } else if (subresource == Subresource::Main && kind.has_status) {
+  } else if ((subresource == Subresource::Main || subresource == Subresource::Scale) &&
+             kind.has_status) {
     if (old.contains("status")) {
       next["status"] = old["status"];
     } else {
@@ -433,7 +436,7 @@ ApiResult<StoredObject> ObjectService::commitUpdate(const ResourceKind& kind,
   if (kind.bumps_generation && !sameSpec(next, old)) {
     meta["generation"] = old_meta.value("generation", 0) + 1;
   }
-  if (auto error = validate(kind, next)) return *error;
+  if (auto error = validate(kind, next, &old, subresource == Subresource::Main)) return *error;
   if (sameIgnoringVersion(next, old)) return current;
   if (dry_run) {
     next["metadata"]["resourceVersion"] = old_meta.value("resourceVersion", "");

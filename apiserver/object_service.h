@@ -18,8 +18,10 @@
 namespace troupe::apiserver {
 
 // Main: status is kept as stored (kinds with a status subresource); Status: only status
-// changes; All: both (internal writers such as pods/binding).
-enum class Subresource { Main, Status, All };
+// changes; Scale: as Main, through the scale subresource; All: both (internal writers such
+// as pods/binding). Validating admission sees Main writes only, as kube-apiserver's
+// webhooks registered for a resource see neither its status nor its scale.
+enum class Subresource { Main, Status, Scale, All };
 
 struct DeleteOptions {
   std::optional<std::int64_t> grace_period_seconds;
@@ -40,9 +42,15 @@ class WriteObserver {
 };
 
 // Checks (and defaults, in place) a custom resource against its CRD schema; an empty
-// list means valid.
-using SchemaValidator =
-    std::function<std::vector<Cause>(const ResourceKind& kind, nlohmann::json& object)>;
+// list means valid. `old` is the stored object on an update (transition rules compare
+// with it), null on a create.
+using SchemaValidator = std::function<std::vector<Cause>(
+    const ResourceKind& kind, nlohmann::json& object, const nlohmann::json* old)>;
+
+// Validating admission: runs after validation passed, as kube-apiserver calls validating
+// webhooks after its own checks; `old` is null on a create. An error refuses the write.
+using AdmissionCheck = std::function<std::optional<ApiError>(
+    const ResourceKind& kind, const nlohmann::json& object, const nlohmann::json* old)>;
 
 class ObjectService {
  public:
@@ -50,6 +58,7 @@ class ObjectService {
 
   void setObserver(WriteObserver* observer) { observer_ = observer; }
   void setSchemaValidator(SchemaValidator validator) { validator_ = std::move(validator); }
+  void setAdmissionCheck(AdmissionCheck check) { admission_ = std::move(check); }
 
   ApiResult<StoredObject> get(const ResourceKind& kind, const std::string& ns,
                               const std::string& name);
@@ -83,7 +92,9 @@ class ObjectService {
                                        nlohmann::json next, Subresource subresource, bool dry_run);
   std::optional<ApiError> admitCreate(const ResourceKind& kind, const std::string& ns,
                                       nlohmann::json& object);
-  std::optional<ApiError> validate(const ResourceKind& kind, nlohmann::json& object);
+  // Validation, then (for writes of the object itself) admission.
+  std::optional<ApiError> validate(const ResourceKind& kind, nlohmann::json& object,
+                                   const nlohmann::json* old, bool admit);
   void notify(const ResourceKind& kind, const nlohmann::json& before, const nlohmann::json& after);
 
   ObjectStore& store_;
@@ -91,6 +102,7 @@ class ObjectService {
   const TimeSource& clock_;
   WriteObserver* observer_ = nullptr;
   SchemaValidator validator_;
+  AdmissionCheck admission_;
   ActiveNamespaces namespaces_;
 };
 

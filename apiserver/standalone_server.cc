@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "admission/object_admission.h"
+#include "api/core/pod.h"
+#include "api/well_known.h"
 #include "apiserver/api_handler.h"
 #include "apiserver/auth/token_file.h"
 #include "apiserver/crd_schema_validator.h"
@@ -16,6 +19,7 @@
 #include "apiserver/http/https_server.h"
 #include "apiserver/kubeconfig.h"
 #include "apiserver/object_meta.h"
+#include "apiserver/store_cluster_view.h"
 #include "apiserver/tls/self_signed_certificate.h"
 #include "apiserver/yaml_json.h"
 #include "common/check.h"
@@ -54,6 +58,41 @@ Result<std::vector<json>> objectsInFile(const std::string& path) {
   return out;
 }
 
+// A pod on create, as kube-apiserver validates it before any webhook sees it, for the
+// fields Troupe reads.
+std::optional<ApiError> validateNewPod(const ResourceKind& kind, const json& pod) {
+  std::vector<Error> errors;
+  auto decoded = api::core::Pod::fromJson(pod, errors);
+  if (errors.empty()) errors = decoded.validate();
+  if (errors.empty()) return std::nullopt;
+  api::StatusTarget target{kind.group, kind.resource, kind.kind, metaString(pod, "name")};
+  return ApiError{422, json(api::statusFromErrors(errors, target))};
+}
+
+// The checks the chart's validating webhooks make in a cluster (admission/), on writes of
+// Troupe's kinds and on new pods that name a queue, answered as kube-apiserver answers a
+// webhook's refusal.
+std::optional<ApiError> admitWrite(const admission::ClusterView& view, const ResourceKind& kind,
+                                   const json& object, const json* old) {
+  const bool pod = kind.group.empty() && kind.resource == "pods";
+  if (pod && old == nullptr) {
+    if (auto refused = validateNewPod(kind, object)) return refused;
+  }
+  if (!pod && kind.group != api::kGroup) return std::nullopt;
+  admission::AdmissionRequest request;
+  request.operation = old ? admission::Operation::Update : admission::Operation::Create;
+  request.kind = kind.kind;
+  request.ns = kind.namespaced ? metaString(object, "namespace") : "";
+  request.object = &object;
+  request.old_object = old;
+  auto verdict = admission::admit(request, view);
+  if (verdict.allowed()) return std::nullopt;
+  api::StatusTarget target{kind.group, kind.resource, kind.kind, metaString(object, "name")};
+  auto status = admission::deniedBy(pod ? admission::kPodWebhookName : admission::kWebhookName,
+                                    verdict.status(target));
+  return ApiError{verdict.code(), json(status)};
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::uint16_t>> parseListen(const std::string& listen) {
@@ -77,6 +116,8 @@ struct StandaloneServer::State {
   std::unique_ptr<ObjectService> objects;
   CrdSchemaValidator schemas;
   std::unique_ptr<GarbageCollector> gc;
+  std::unique_ptr<StoreClusterView> cluster_view;
+  std::unique_ptr<FanOutObserver> observers;
   std::unique_ptr<WatchTicker> ticker;
   std::unique_ptr<ApiHandler> handler;
   std::unique_ptr<http::HttpsServer> server;
@@ -93,9 +134,17 @@ StandaloneServer::StandaloneServer(StandaloneOptions options, std::unique_ptr<Ob
   state_->objects =
       std::make_unique<ObjectService>(*state_->store, state_->registry, state_->clock);
   CrdSchemaValidator* schemas = &state_->schemas;
-  state_->objects->setSchemaValidator([schemas](const ResourceKind& kind, nlohmann::json& object) {
-    return schemas->check(kind, object);
-  });
+  state_->objects->setSchemaValidator(
+      [schemas](const ResourceKind& kind, nlohmann::json& object, const nlohmann::json* old) {
+        return schemas->check(kind, object, old);
+      });
+  state_->cluster_view = std::make_unique<StoreClusterView>(*state_->store);
+  StoreClusterView* view = state_->cluster_view.get();
+  if (state_->options.admission)
+    state_->objects->setAdmissionCheck(
+        [view](const ResourceKind& kind, const nlohmann::json& object, const nlohmann::json* old) {
+          return admitWrite(*view, kind, object, old);
+        });
 }
 
 StandaloneServer::~StandaloneServer() { stop(); }
@@ -136,7 +185,9 @@ Status StandaloneServer::start() {
   }
 
   s.gc = std::make_unique<GarbageCollector>(*s.objects);
-  s.objects->setObserver(s.gc.get());
+  s.observers = std::make_unique<FanOutObserver>(
+      std::vector<WriteObserver*>{s.gc.get(), s.cluster_view.get()});
+  s.objects->setObserver(s.observers.get());
 
   ResourceKind ns_kind = *s.registry.find("", "v1", "namespaces");
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {

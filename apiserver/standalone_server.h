@@ -50,6 +50,9 @@ struct StandaloneOptions {
   std::vector<Route> routes;
   // Counts requests and their latency (null: not counted); outlives the server.
   ApiServerMetrics* metrics = nullptr;
+  // Checks writes as the chart's validating webhooks do in a cluster (admission/). Off, the
+  // server admits what the CRD schemas allow, as a cluster without the webhooks.
+  bool admission = true;
 };
 
 class StandaloneServer {

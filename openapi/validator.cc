@@ -293,9 +293,10 @@ std::string appendFieldPath(const std::string& path, const std::string& relative
   return out;
 }
 
+// The value a failed rule's error shows: the node's schema type, as kube-apiserver's
+// CEL validator passes it (an x-kubernetes-int-or-string node has none: "").
 std::string schemaTypeValue(const SchemaNode& node) {
-  if (!node.type.empty()) return node.type;
-  if (node.int_or_string) return "integer";
+  if (!node.type.empty() || node.int_or_string) return node.type;
   return "object";
 }
 

@@ -41,6 +41,7 @@ struct ServeFlags {
   double sim_speed = 1;
   bool no_kubelets = false;
   bool no_operator = false;
+  bool no_admission = false;
   std::string log_level = "info";
   std::string authorization_log;
 };
@@ -135,6 +136,7 @@ int runServe(const ServeFlags& flags) {
   }
   options.crd_dirs = flags.crd_dirs;
   options.authorization_log = flags.authorization_log;
+  options.admission = !flags.no_admission;
   if (flags.crd_dirs.empty())
     for (const auto& crd : api::crdManifests()) options.crd_manifests.emplace_back(crd.yaml);
   options.version.minor = flags.kube_minor;
@@ -325,6 +327,10 @@ void addServeCommand(CLI::App& app) {
                 "instead, or nothing)");
   cmd->add_flag("--no-kubelets", flags->no_kubelets,
                 "Do not run the simulated kubelets (pods stay as the API leaves them)");
+  cmd->add_flag("--no-admission", flags->no_admission,
+                "Do not make the checks Troupe's admission webhook makes in a cluster (api/'s "
+                "rules, the queue tree, namespaces' access to queues), as a cluster without the "
+                "chart's webhook: for CRDs other than Troupe's own under troupe.dev");
   cmd->add_option("--log-level", flags->log_level, "debug, info, warn or error")
       ->capture_default_str();
   cmd->add_option("--authorization-log", flags->authorization_log,

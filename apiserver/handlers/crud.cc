@@ -284,7 +284,7 @@ http::Response handleUpdate(ApiContext& context, const RestRequest& request) {
     auto updated = context.objects.mutate(
         request.kind, request.ns, request.name,
         [&](const json& current) { return withScale(request.kind, current, scale); },
-        Subresource::Main, dryRun(request));
+        Subresource::Scale, dryRun(request));
     if (!updated) return statusResponse(updated.error());
     return jsonResponse(200, scaleOf(request.kind, updated->object));
   }
@@ -330,7 +330,7 @@ http::Response handlePatch(ApiContext& context, const RestRequest& request) {
           if (!patched) return patched.error();
           return withScale(request.kind, current, patched.value());
         },
-        Subresource::Main, dry_run);
+        Subresource::Scale, dry_run);
     if (!updated) return statusResponse(updated.error());
     return jsonResponse(200, scaleOf(request.kind, updated->object));
   }

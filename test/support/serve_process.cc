@@ -18,8 +18,8 @@ namespace troupe::testing {
 
 std::string troupeBinary() { return std::string(TROUPE_BINARY_DIR) + "/operator/troupe"; }
 
-ServeProcess::ServeProcess(std::string kube_minor, std::string data_dir)
-    : kube_minor_(std::move(kube_minor)), data_dir_(std::move(data_dir)) {
+ServeProcess::ServeProcess(std::string kube_minor, std::string data_dir, Crds crds)
+    : kube_minor_(std::move(kube_minor)), data_dir_(std::move(data_dir)), crds_(crds) {
   if (data_dir_.empty()) data_dir_ = temp_.path() + "/data";
   std::filesystem::create_directories(temp_.path() + "/crds");
   std::ofstream(temp_.path() + "/crds/trainingjobs.yaml") << fixture("crd-trainingjobs.yaml");
@@ -41,7 +41,8 @@ bool ServeProcess::start() {
   port_ = freePort();
   std::string log_file = temp_.path() + "/serve.log";
   std::string listen = "127.0.0.1:" + std::to_string(port_);
-  std::string crds = temp_.path() + "/crds";
+  std::string crds =
+      crds_ == Crds::Troupe ? std::string(TROUPE_SOURCE_DIR) + "/crds" : temp_.path() + "/crds";
   pid_ = fork();
   if (pid_ == 0) {
     int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -51,6 +52,7 @@ bool ServeProcess::start() {
     std::vector<std::string> args = {binary, "serve",  "--data-dir", data_dir_,      "--listen",
                                      listen, "--crds", crds,         "--kube-minor", kube_minor_};
     if (!with_operator_) args.push_back("--no-operator");
+    if (crds_ == Crds::Recorded) args.push_back("--no-admission");
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     // Nodes only from a cluster file the test names, not the built-in demo cluster.
     if (std::find(args.begin(), args.end(), "--cluster") == args.end())

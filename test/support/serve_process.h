@@ -15,8 +15,12 @@ namespace troupe::testing {
 
 class ServeProcess {
  public:
+  // Recorded: the stand-in TrainingJob CRD recorded from a real server, without Troupe's
+  // admission (which checks Troupe's own kinds). Troupe: the repository's crds/, admission on.
+  enum class Crds { Recorded, Troupe };
   // `data_dir` empty: a fresh temp dir owned by this object.
-  explicit ServeProcess(std::string kube_minor = "28", std::string data_dir = "");
+  explicit ServeProcess(std::string kube_minor = "28", std::string data_dir = "",
+                        Crds crds = Crds::Recorded);
   ~ServeProcess();
 
   // Starts and waits until /readyz answers ok (at most ~20 s); false if it did not.
@@ -49,6 +53,7 @@ class ServeProcess {
   TempDir temp_;
   std::string kube_minor_;
   std::string data_dir_;
+  Crds crds_;
   int port_ = 0;
   pid_t pid_ = -1;
   std::vector<std::string> extra_args_;
