@@ -232,6 +232,109 @@ bool PodSpec::fitsNode(const std::map<std::string, std::string>& labels,
   return true;
 }
 
+namespace {
+
+// Kubernetes' resource name helpers (pkg/apis/core/helper), for container resources.
+bool isNativeResource(const std::string& name) {
+  return name.find('/') == std::string::npos || name.find("kubernetes.io/") != std::string::npos;
+}
+bool isHugePages(const std::string& name) { return name.rfind("hugepages-", 0) == 0; }
+bool isExtendedResource(const std::string& name) {
+  if (isNativeResource(name) || name.rfind("requests.", 0) == 0) return false;
+  return !checkQualifiedName("requests." + name).has_value();
+}
+// Native resources other than hugepages may ask for less than their limit.
+bool overcommitAllowed(const std::string& name) {
+  return isNativeResource(name) && !isHugePages(name);
+}
+bool isStandardContainerResource(const std::string& name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || isHugePages(name);
+}
+bool isStandardResource(const std::string& name) {
+  static const char* const kStandard[] = {"cpu",
+                                          "memory",
+                                          "ephemeral-storage",
+                                          "requests.cpu",
+                                          "requests.memory",
+                                          "requests.ephemeral-storage",
+                                          "limits.cpu",
+                                          "limits.memory",
+                                          "limits.ephemeral-storage",
+                                          "pods",
+                                          "services",
+                                          "replicationcontrollers",
+                                          "resourcequotas",
+                                          "secrets",
+                                          "configmaps",
+                                          "persistentvolumeclaims",
+                                          "storage",
+                                          "requests.storage",
+                                          "services.nodeports",
+                                          "services.loadbalancers"};
+  for (const char* s : kStandard)
+    if (name == s) return true;
+  return isHugePages(name) || name.rfind("requests.hugepages-", 0) == 0;
+}
+
+// validateContainerResourceName: a qualified name; without a prefix, a standard resource of
+// containers; with one, a native or extended resource.
+void validateContainerResourceName(const std::string& name, const std::string& path,
+                                   std::vector<Error>& errors) {
+  const bool prefixed = name.find('/') != std::string::npos;
+  if (auto why = checkQualifiedName(name)) {
+    errors.push_back(invalid(path, name, *why));
+  } else if (!prefixed && !isStandardResource(name)) {
+    errors.push_back(invalid(path, name, "must be a standard resource type or fully qualified"));
+  }
+  if (!prefixed) {
+    if (!isStandardContainerResource(name))
+      errors.push_back(invalid(path, name, "must be a standard resource for containers"));
+  } else if (!isNativeResource(name) && !isExtendedResource(name)) {
+    errors.push_back(invalid(path, name, "doesn't follow extended resource name standard"));
+  }
+}
+
+void validateResourceQuantity(const std::string& name, const Quantity& q, const std::string& path,
+                              std::vector<Error>& errors) {
+  if (q.isNegative())
+    errors.push_back(invalid(path, q.toString(), "must be greater than or equal to 0"));
+  if (isExtendedResource(name) && q.milliValue() % 1000 != 0)
+    errors.push_back(invalid(path, q.toString(), "must be an integer"));
+}
+
+// ValidateResourceRequirements: limits, then requests, each within its limit, and an
+// extended resource (a GPU) requested exactly at its limit.
+void validateResources(const Container& c, const std::string& path, std::vector<Error>& errors) {
+  const std::string limits_path = path + ".limits";
+  const std::string requests_path = path + ".requests";
+  for (const auto& [name, q] : c.limits) {
+    std::string p = keyPath(limits_path, name);
+    validateContainerResourceName(name, p, errors);
+    validateResourceQuantity(name, q, p, errors);
+  }
+  for (const auto& [name, request] : c.requests) {
+    std::string p = keyPath(requests_path, name);
+    validateContainerResourceName(name, p, errors);
+    validateResourceQuantity(name, request, p, errors);
+    auto limit = c.limits.find(name);
+    if (limit != c.limits.end()) {
+      if (request != limit->second && !overcommitAllowed(name)) {
+        errors.push_back(invalid(
+            requests_path, request.toString(),
+            fmt::format("must be equal to {} limit of {}", name, limit->second.toString())));
+      } else if (request > limit->second) {
+        errors.push_back(invalid(requests_path, request.toString(),
+                                 fmt::format("must be less than or equal to {} limit of {}", name,
+                                             limit->second.toString())));
+      }
+    } else if (!overcommitAllowed(name)) {
+      errors.push_back(required(limits_path, "Limit must be set for non overcommitable resources"));
+    }
+  }
+}
+
+}  // namespace
+
 void validatePodSpec(const PodSpec& spec, const std::string& path, std::vector<Error>& errors) {
   if (spec.containers.empty()) errors.push_back(required(path + ".containers"));
   auto check = [&](const std::vector<Container>& list, const std::string& list_path) {
@@ -244,28 +347,17 @@ void validatePodSpec(const PodSpec& spec, const std::string& path, std::vector<E
         errors.push_back(invalid(p + ".name", c.name, *why));
       }
       if (c.image.empty()) errors.push_back(required(p + ".image"));
-      for (const auto& [kind, resources] :
-           {std::pair{"requests", &c.requests}, std::pair{"limits", &c.limits}}) {
-        std::string rp = p + ".resources." + kind;
-        validateResourceNames(*resources, rp, errors);
-        for (const auto& [name, q] : *resources) {
-          if (q.isNegative())
-            errors.push_back(
-                invalid(keyPath(rp, name), q.toString(), "must be greater than or equal to 0"));
-        }
-      }
-      for (const auto& [name, request] : c.requests) {
-        auto limit = c.limits.find(name);
-        if (limit != c.limits.end() && request > limit->second) {
-          errors.push_back(invalid(keyPath(p + ".resources.requests", name), request.toString(),
-                                   fmt::format("must be less than or equal to {} limit of {}", name,
-                                               limit->second.toString())));
-        }
-      }
+      validateResources(c, p + ".resources", errors);
     }
   };
   check(spec.containers, path + ".containers");
   check(spec.init_containers, path + ".initContainers");
+  for (const auto& [name, q] : spec.overhead) {
+    std::string p = keyPath(path + ".overhead", name);
+    if (auto why = checkQualifiedName(name)) errors.push_back(invalid(p, name, *why));
+    if (q.isNegative())
+      errors.push_back(invalid(p, q.toString(), "must be greater than or equal to 0"));
+  }
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     const auto& t = spec.tolerations[i];
     std::string p = indexPath(path + ".tolerations", i);

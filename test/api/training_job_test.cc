@@ -122,7 +122,7 @@ spec:
                                    "spec.queue",
                                    "spec.minReplicas",
                                    "spec.template.spec.containers[0].image",
-                                   "spec.template.spec.containers[0].resources.requests[cpu]",
+                                   "spec.template.spec.containers[0].resources.requests",
                                    "spec.template.spec.schedulerName",
                                    "spec.topology.level",
                                    "spec.restartPolicy.maxRestarts"};
