@@ -72,12 +72,13 @@ api::Quantity guaranteedOf(const api::Queue& q, const std::string& resource) {
 }
 
 // The tree rules a Queue write must keep (see the header).
-Verdict checkQueueTree(const api::Queue& queue, const ClusterView& cluster) {
+Verdict checkQueueTree(const api::Queue& queue, Operation operation, const ClusterView& cluster) {
   const std::string& name = queue.metadata.name;
   std::vector<api::Validated<api::Queue>> queues = cluster.queues();
   std::optional<api::Queue> old;
-  for (auto& q : queues)
-    if (q.object.metadata.name == name) old = q.object;
+  if (operation == Operation::Update)
+    for (auto& q : queues)
+      if (q.object.metadata.name == name) old = q.object;
   std::erase_if(queues, [&](const auto& q) { return q.object.metadata.name == name; });
   queues.push_back({queue, {}});
   QueueForest forest(std::move(queues));
@@ -178,7 +179,7 @@ Verdict admit(const AdmissionRequest& request, const ClusterView& cluster) {
   if (request.kind == api::kQueueKind) {
     api::Queue queue;
     if (auto refused = checkRules(request, queue)) return *refused;
-    return checkQueueTree(queue, cluster);
+    return checkQueueTree(queue, request.operation, cluster);
   }
   if (request.kind == "Pod" && create && isLonePodWithQueue(*request.object)) {
     const std::string queue =

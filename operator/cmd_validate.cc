@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "admission/object_admission.h"
 #include "api/core/node.h"
 #include "api/core/pod.h"
 #include "api/core/priority_class.h"
@@ -81,11 +82,65 @@ std::string objectName(const json& object) {
   return out;
 }
 
-template <typename T>
-std::vector<Error> checkTroupeKind(const json& object, const openapi::Schema& schema, bool strict,
-                                   std::vector<std::string>& warnings) {
-  auto v = api::decodeAndValidate<T>(object);
-  std::vector<Error> errors = v.errors;
+// The cluster as `kubectl apply` of the manifests would have made it so far: the Queues and
+// Namespaces that come before, in order, and passed. A namespace not among them is not known
+// (a queue's namespaceSelector cannot be checked for it).
+class ManifestClusterView : public admission::ClusterView {
+ public:
+  void add(const json& object) {
+    if (!object.is_object()) return;
+    const std::string kind = object.value("kind", "");
+    if (kind == api::kQueueKind) {
+      queues_.push_back(api::decodeAndValidate<api::Queue>(object));
+    } else if (kind == "Namespace") {
+      std::vector<Error> ignored;
+      auto meta = api::ObjectMeta::fromJson(object.value("metadata", json()), ignored);
+      meta.labels["kubernetes.io/metadata.name"] = meta.name;
+      namespaces_[meta.name] = meta.labels;
+    }
+  }
+  std::vector<api::Validated<api::Queue>> queues() const override { return queues_; }
+  std::optional<std::map<std::string, std::string>> namespaceLabels(
+      const std::string& ns) const override {
+    auto it = namespaces_.find(ns);
+    if (it == namespaces_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::vector<api::Validated<api::Queue>> queues_;
+  std::map<std::string, std::map<std::string, std::string>> namespaces_;
+};
+
+// What stops an object: kube-apiserver's own checks (for Troupe's kinds, the CRD schema with
+// its CEL rules) answer first, as an API server does; only an object they pass reaches the
+// chart's admission webhook. Empty: valid.
+struct Refusal {
+  std::string message;  // the Status message the API server would answer with
+  bool refused() const { return !message.empty(); }
+};
+
+Refusal refusalOf(const std::vector<Error>& errors, const api::StatusTarget& target) {
+  if (errors.empty()) return {};
+  return {api::statusFromErrors(errors, target)["message"].get<std::string>()};
+}
+
+Refusal admissionRefusal(const json& object, const std::string& kind,
+                         const admission::ClusterView& cluster, const api::StatusTarget& target,
+                         std::string_view webhook) {
+  std::string ns;
+  if (object.contains("metadata") && object["metadata"].is_object())
+    ns = object["metadata"].value("namespace", "");
+  auto verdict =
+      admission::admit({admission::Operation::Create, kind, ns, &object, nullptr}, cluster);
+  if (verdict.allowed()) return {};
+  return {admission::deniedBy(webhook, verdict.status(target))["message"].get<std::string>()};
+}
+
+Refusal checkTroupeKind(const json& object, const std::string& kind, const openapi::Schema& schema,
+                        bool strict, const admission::ClusterView& cluster,
+                        const api::StatusTarget& target, std::vector<std::string>& warnings) {
+  std::vector<Error> errors;
   json copy = object;
   for (const auto& field : schema.prune(copy)) {
     if (strict) {
@@ -95,10 +150,10 @@ std::vector<Error> checkTroupeKind(const json& object, const openapi::Schema& sc
     }
   }
   schema.applyDefaults(copy);
-  // The typed rules are the richer ones; the schema speaks when they found nothing, so
-  // that what the API server would refuse is never reported valid.
-  if (errors.empty()) errors = schema.validate(copy);
-  return errors;
+  auto schema_errors = schema.validate(copy);
+  errors.insert(errors.end(), schema_errors.begin(), schema_errors.end());
+  if (!errors.empty()) return refusalOf(errors, target);
+  return admissionRefusal(copy, kind, cluster, target, admission::kWebhookName);
 }
 
 std::vector<Error> checkCoreKind(const std::string& kind, const json& object, bool* known) {
@@ -157,12 +212,16 @@ std::vector<fs::path> manifestFiles(const std::string& path, bool recursive, int
   return files;
 }
 
-int run(const Options& options) {
-  CrdSchemas schemas;
-  int failures = 0;
-  int objects = 0;
+struct Manifest {
+  std::string file;
+  json object;
+};
+
+// Every object of every file, in order; unreadable input is reported and counted.
+std::vector<Manifest> readManifests(const Options& options, int* failures) {
+  std::vector<Manifest> out;
   for (const auto& path : options.paths) {
-    for (const auto& file : manifestFiles(path, options.recursive, &failures)) {
+    for (const auto& file : manifestFiles(path, options.recursive, failures)) {
       std::stringstream text;
       if (file == "-") {
         text << std::cin.rdbuf();
@@ -170,7 +229,7 @@ int run(const Options& options) {
         std::ifstream in(file);
         if (!in) {
           fmt::print(stderr, "error: cannot read {}\n", file.string());
-          ++failures;
+          ++*failures;
           continue;
         }
         text << in.rdbuf();
@@ -178,58 +237,66 @@ int run(const Options& options) {
       auto docs = api::parseManifests(text.str());
       if (!docs) {
         fmt::print("{}: {}\n", file.string(), docs.error().describe());
-        ++failures;
+        ++*failures;
         continue;
       }
-      for (const auto& object : *docs) {
-        ++objects;
-        if (!object.is_object() || !object.contains("kind") || !object["kind"].is_string()) {
-          fmt::print("{}: an object without a kind\n", file.string());
-          ++failures;
-          continue;
-        }
-        std::string kind = object["kind"].get<std::string>();
-        std::string api_version = object.value("apiVersion", "");
-        std::string name = objectName(object);
-        std::vector<Error> errors;
-        std::vector<std::string> warnings;
-        bool troupe_group = api_version.rfind(std::string(api::kGroup) + "/", 0) == 0;
-        if (troupe_group && schemas.find(kind) != nullptr) {
-          const openapi::Schema& schema = *schemas.find(kind);
-          if (kind == api::kTrainingJobKind) {
-            errors = checkTroupeKind<api::TrainingJob>(object, schema, options.strict, warnings);
-          } else if (kind == api::kQueueKind) {
-            errors = checkTroupeKind<api::Queue>(object, schema, options.strict, warnings);
-          } else {
-            errors = checkTroupeKind<api::PodGroup>(object, schema, options.strict, warnings);
-          }
-        } else if (troupe_group) {
-          errors.push_back(api::notSupported("kind", kind, {"TrainingJob", "Queue", "PodGroup"}));
-        } else {
-          bool known = false;
-          errors = checkCoreKind(kind, object, &known);
-          if (!known) {
-            fmt::print("{}: not checked (Troupe does not read {})\n", name, kind);
-            continue;
-          }
-        }
-        for (const auto& w : warnings) fmt::print("Warning: {}: {}\n", name, w);
-        if (errors.empty()) {
-          fmt::print("{}: valid\n", name);
-          continue;
-        }
-        ++failures;
-        std::string object_name;
-        if (object.contains("metadata") && object["metadata"].is_object())
-          object_name = object["metadata"].value("name", "");
-        api::StatusTarget target{troupe_group ? std::string(api::kGroup) : "", "", kind,
-                                 object_name};
-        auto status = api::statusFromErrors(errors, target);
-        fmt::print("{}: {}\n", name, status["message"].get<std::string>());
-      }
+      for (auto& object : *docs) out.push_back({file.string(), std::move(object)});
     }
   }
-  if (objects == 0 && failures == 0) {
+  return out;
+}
+
+int run(const Options& options) {
+  CrdSchemas schemas;
+  int failures = 0;
+  auto manifests = readManifests(options, &failures);
+  ManifestClusterView cluster;
+  for (const auto& [file, object] : manifests) {
+    if (!object.is_object() || !object.contains("kind") || !object["kind"].is_string()) {
+      fmt::print("{}: an object without a kind\n", file);
+      ++failures;
+      continue;
+    }
+    std::string kind = object["kind"].get<std::string>();
+    std::string api_version = object.value("apiVersion", "");
+    std::string name = objectName(object);
+    std::vector<std::string> warnings;
+    bool troupe_group = api_version.rfind(std::string(api::kGroup) + "/", 0) == 0;
+    std::string object_name;
+    if (object.contains("metadata") && object["metadata"].is_object())
+      object_name = object["metadata"].value("name", "");
+    std::string lower = kind;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    api::StatusTarget target{troupe_group ? std::string(api::kGroup) : "", lower + "s", kind,
+                             object_name};
+    Refusal refusal;
+    if (troupe_group && schemas.find(kind) != nullptr) {
+      refusal = checkTroupeKind(object, kind, *schemas.find(kind), options.strict, cluster, target,
+                                warnings);
+    } else if (troupe_group) {
+      refusal = refusalOf({api::notSupported("kind", kind, {"TrainingJob", "Queue", "PodGroup"})},
+                          target);
+    } else {
+      bool known = false;
+      refusal = refusalOf(checkCoreKind(kind, object, &known), target);
+      if (!known) {
+        fmt::print("{}: not checked (Troupe does not read {})\n", name, kind);
+        continue;
+      }
+      if (!refusal.refused() && kind == "Pod")
+        refusal = admissionRefusal(object, kind, cluster, target, admission::kPodWebhookName);
+    }
+    for (const auto& w : warnings) fmt::print("Warning: {}: {}\n", name, w);
+    if (!refusal.refused()) {
+      fmt::print("{}: valid\n", name);
+      cluster.add(object);
+      continue;
+    }
+    ++failures;
+    fmt::print("{}: {}\n", name, refusal.message);
+  }
+  if (manifests.empty() && failures == 0) {
     fmt::print(stderr, "error: no objects passed to validate\n");
     return 1;
   }
