@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "apiserver/http/beast_session.h"
+#include "apiserver/http/tls_certificate.h"
 #include "common/log.h"
 #include "common/thread_name.h"
 
@@ -64,6 +65,8 @@ class Listener : public std::enable_shared_from_this<Listener> {
 };
 
 struct HttpsServer::State {
+  // What each handshake presents; outlives the context that calls on it.
+  std::unique_ptr<TlsCertificate> certificate;
   // tls outlives io: sessions still queued in io hold streams made from it.
   ssl::context tls{ssl::context::tls_server};
   net::io_context io;
@@ -83,18 +86,12 @@ HttpsServer::~HttpsServer() { stop(); }
 
 Result<std::uint16_t> HttpsServer::start() {
   const auto& options = state_->shared->options;
-  beast::error_code ec;
   state_->tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                           ssl::context::no_tlsv1_1);
-  state_->tls.use_certificate_chain_file(options.cert_file, ec);
-  if (ec)
-    return makeError(ErrorCode::Internal, "tls",
-                     "cannot load " + options.cert_file + ": " + ec.message());
-  state_->tls.use_private_key_file(options.key_file, ssl::context::pem, ec);
-  if (ec)
-    return makeError(ErrorCode::Internal, "tls",
-                     "cannot load " + options.key_file + ": " + ec.message());
+  state_->certificate = std::make_unique<TlsCertificate>(options.cert_file, options.key_file);
+  if (auto loaded = state_->certificate->load(); !loaded) return loaded.error();
+  state_->certificate->install(state_->tls.native_handle());
 
   state_->listener = std::make_shared<Listener>(state_->io, state_->tls, state_->shared);
   auto port = state_->listener->open(options.address, options.port);
@@ -108,6 +105,12 @@ Result<std::uint16_t> HttpsServer::start() {
     });
   }
   return port;
+}
+
+Status HttpsServer::reloadCertificate() {
+  if (!state_->certificate)
+    return makeError(ErrorCode::Internal, "tls", "the server is not started");
+  return state_->certificate->load();
 }
 
 void HttpsServer::stop() {

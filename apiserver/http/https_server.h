@@ -45,6 +45,9 @@ class HttpsServer {
   Result<std::uint16_t> start();
   // Stops accepting, ends streams and joins every thread. Idempotent.
   void stop();
+  // Reads cert_file and key_file again: handshakes from now on present what they hold. On
+  // an error the certificate served so far stays.
+  Status reloadCertificate();
 
  private:
   struct State;
