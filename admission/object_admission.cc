@@ -51,11 +51,8 @@ Verdict checkQueueAccess(const std::string& queue_name, const std::string& ns,
   // A namespace the view does not know yet may still match the selector: the scheduler
   // checks again before it admits anything.
   if (!labels && queue->spec.namespace_selector) return {};
-  return Verdict{
-      Verdict::Outcome::Forbidden,
-      {api::forbidden(field, fmt::format("queue {} does not admit namespace {} (it "
-                                         "admits {})",
-                                         queue_name, ns, queue->spec.describeNamespaces()))}};
+  return Verdict{Verdict::Outcome::Forbidden,
+                 {api::forbidden(field, notAdmittedMessage(*queue, ns))}};
 }
 
 // A PodGroup Troupe makes for a TrainingJob or a lone pod names its owner as controller.

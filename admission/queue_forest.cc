@@ -174,4 +174,9 @@ std::string notALeafMessage(const QueueForest& forest, const std::string& queue)
   return fmt::format("{} is not a leaf queue; its leaves are {}", queue, fmt::join(leaves, ", "));
 }
 
+std::string notAdmittedMessage(const api::Queue& queue, const std::string& ns) {
+  return fmt::format("queue {} does not admit namespace {} (it admits {})", queue.metadata.name, ns,
+                     queue.spec.describeNamespaces());
+}
+
 }  // namespace troupe::admission

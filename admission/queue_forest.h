@@ -64,5 +64,7 @@ class QueueForest {
 // "org is not a leaf queue; its leaves are team-a, team-b": the rule that only leaf queues
 // take jobs, in the words admission and the controllers use.
 std::string notALeafMessage(const QueueForest& forest, const std::string& queue);
+// "queue team-b does not admit namespace team-a (it admits team-b)".
+std::string notAdmittedMessage(const api::Queue& queue, const std::string& ns);
 
 }  // namespace troupe::admission

@@ -15,7 +15,6 @@
 #include "controllers/annotations.h"
 #include "controllers/node_hold.h"
 #include "controllers/object_json.h"
-#include "controllers/queue_tree.h"
 #include "controllers/resources.h"
 
 namespace troupe::controllers {
@@ -83,6 +82,31 @@ std::string formatGpuIndices(const std::vector<int>& gpus) {
 
 namespace {
 
+// Takes out of snapshot.pending the gangs whose queue does not admit their namespace
+// (GangAdmissibility), every build: a recycled gang too, since a queue or a namespace may
+// have changed. Nothing to do, and no pass over the gangs, while no queue restricts.
+void leaveOutInadmissible(ClusterSnapshot& out) {
+  if (!out.admissibility->restrictsNamespaces()) return;
+  auto& pending = out.snapshot.pending;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const auto& spec = pending[i];
+    const auto slash = spec.name.find('/');
+    const std::string ns = spec.name.substr(0, slash);
+    if (auto why = out.admissibility->whyNot(spec.queue, ns)) {
+      out.inadmissible.emplace(spec.name, std::move(*why));
+      continue;
+    }
+    if (kept != i) {
+      pending[kept] = std::move(pending[i]);
+      out.pending_recycled[kept] = out.pending_recycled[i];
+    }
+    ++kept;
+  }
+  pending.resize(kept);
+  out.pending_recycled.resize(kept);
+}
+
 // One build; `spare`, when given, is the recycled snapshot to move unchanged parts from.
 // `recycled_gangs` says whether any gang was taken from it.
 ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
@@ -101,13 +125,15 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     if (boolAt(pc, "/globalDefault", false)) global_default = value;
   }
 
-  // Queues.
-  auto invalid_queues = validateQueueTree(objects.queues);
-  for (const auto& [name, error] : invalid_queues) out.problems.push_back({"Queue", name, error});
+  // Queues: those that cannot take jobs are left out, and only they.
+  out.admissibility = std::make_shared<const GangAdmissibility>(objects.queues, objects.namespaces);
+  const auto& unusable = out.admissibility->forest().problems();
+  for (const auto& [name, problem] : unusable)
+    out.problems.push_back({"Queue", name, problem.error});
   std::set<std::string> queue_names;
   for (const auto& q : objects.queues) {
     auto name = nameOf(q);
-    if (invalid_queues.contains(name)) continue;
+    if (unusable.contains(name)) continue;
     queueing::QueueSpec spec;
     spec.name = name;
     spec.parent = stringAt(q, "/spec/parent");
@@ -484,6 +510,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     hold.gpus = gpuMask(pod->gpus);
     holdOn(*node, hold);
   }
+  leaveOutInadmissible(out);
   return out;
 }
 

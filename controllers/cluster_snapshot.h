@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "controllers/gang_admissibility.h"
 #include "controllers/object_facts.h"
 #include "controllers/object_list.h"
 #include "queueing/snapshot.h"
@@ -25,6 +26,7 @@ struct ApiObjects {
   ObjectList queues;
   ObjectList pod_groups;
   ObjectList priority_classes;
+  ObjectList namespaces;  // their labels: which queues admit them
 };
 
 // One pod of a gang as the scheduler loop needs it: the facts read from the pod (shared
@@ -82,6 +84,15 @@ struct ClusterSnapshot {
   // although they are leaving.
   std::vector<std::string> terminating_gangs;
   std::vector<Problem> problems;
+  // Which gangs may use their queues (the queue tree, leaves, namespaces), as read from the
+  // objects of this snapshot.
+  std::shared_ptr<const GangAdmissibility> admissibility;
+  // Pending gangs that may not use their queue (GangAdmissibility::whyNot), with why, left
+  // out of snapshot.pending so that the engine never admits them. Looked for only while
+  // some queue restricts namespaces: otherwise a gang naming a queue that cannot take jobs,
+  // or no leaf, stays, and the engine finds no leaf queue for it (QueueNotFound, which the
+  // operator then explains with whyNot).
+  std::map<std::string, std::string> inadmissible;
   // By snapshot.nodes: the facts each node was made from.
   std::vector<std::shared_ptr<const NodeFacts>> node_facts;
   // Priority by PriorityClass name, and the global default's: what gang priorities read.
@@ -128,12 +139,13 @@ struct SnapshotOptions {
 //   pods without a PodGroup or of a finished one, gangs left out for a problem) hold
 //   there, with the GPU indices they hold (NodeSpec::held_gpus); NotReady nodes are
 //   marked not ready;
-// - queues: those validateQueueTree accepts, with their decayed usage;
+// - queues: those that can take jobs (controllers/queue_tree.h), with their decayed usage;
 // - gangs: every PodGroup with its live pods (label troupe.dev/pod-group, schedulerName
 //   troupe, same namespace): running when a pod is bound, pending when at least
 //   minMember pods wait unbound; pods of one shape form one pod set. A bound pod holds
 //   its node until it is gone or has finished: one being deleted is a running pod marked
-//   terminating (PodPlacement::terminating).
+//   terminating (PodPlacement::terminating). A pending gang its queue does not admit (its
+//   namespace) goes to `inadmissible` instead;
 // Objects that break a rule go to `problems` and are left out, never crash the build.
 ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOptions& options);
 

@@ -1,5 +1,6 @@
 #include "controllers/queue_status.h"
 
+#include "api/well_known.h"
 #include "controllers/conditions.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"
@@ -9,7 +10,7 @@ namespace troupe::controllers {
 nlohmann::json renderQueueStatus(const nlohmann::json& queue,
                                  const std::optional<queueing::QueueStatus>& computed,
                                  const queueing::ResourceNames& names, const QueueCounts& counts,
-                                 const std::optional<Error>& invalid, std::int64_t now) {
+                                 const admission::QueueProblem* problem, std::int64_t now) {
   nlohmann::json status = queue.value("status", nlohmann::json::object());
   const auto generation = intAt(queue, "/metadata/generation", 0);
   status["observedGeneration"] = generation;
@@ -20,10 +21,17 @@ nlohmann::json renderQueueStatus(const nlohmann::json& queue,
   status["pending"] = counts.pending;
   status["admitted"] = counts.admitted;
   status["running"] = counts.running;
-  if (invalid) {
-    setCondition(status, "Valid", false, "InvalidQueueTree", invalid->describe(), now, generation);
+  if (problem != nullptr) {
+    setCondition(status, std::string(api::kConditionReady), false, problem->reason,
+                 problem->error.describe(), now, generation);
   } else {
-    setCondition(status, "Valid", true, "Valid", "", now, generation);
+    setCondition(status, std::string(api::kConditionReady), true, "Ready", "", now, generation);
+  }
+  // The condition this one replaced.
+  if (auto c = status.find("conditions"); c != status.end() && c->is_array()) {
+    auto& list = *c;
+    for (auto it = list.begin(); it != list.end();)
+      it = it->value("type", "") == "Valid" ? list.erase(it) : std::next(it);
   }
   return status;
 }

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/error.h"
+#include "admission/queue_forest.h"
 #include "queueing/decisions.h"
 
 namespace troupe::controllers {
@@ -17,11 +17,12 @@ struct QueueCounts {
 };
 
 // The status a Queue should have after a cycle: allocated and fairShare as resource
-// lists, the gang counts, and a Valid condition (False with the tree rule it breaks).
+// lists, the gang counts, and the Ready condition: True while the queue can take jobs,
+// False with the reason and the rule it breaks (admission/queue_forest.h) when it cannot.
 // The caller writes it only when it differs from the current one.
 nlohmann::json renderQueueStatus(const nlohmann::json& queue,
                                  const std::optional<queueing::QueueStatus>& computed,
                                  const queueing::ResourceNames& names, const QueueCounts& counts,
-                                 const std::optional<Error>& invalid, std::int64_t now);
+                                 const admission::QueueProblem* problem, std::int64_t now);
 
 }  // namespace troupe::controllers

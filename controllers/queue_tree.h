@@ -1,20 +1,14 @@
 #pragma once
 
-#include <map>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "common/error.h"
+#include "admission/queue_forest.h"
 #include "controllers/object_list.h"
 
 namespace troupe::controllers {
 
-// Checks the Queue objects as a tree: every parent exists, there are no cycles, and the
-// guaranteed quota of a queue's children fits within its own, per resource. Returns the
-// invalid queues with the reason; a queue below an invalid one is invalid too (its
-// gangs cannot be placed in a tree that does not hold together). Sorted by queue name.
-std::map<std::string, Error> validateQueueTree(const ObjectList& queues);
+// The Queue objects as admission's rule book reads them (admission/queue_forest.h): the
+// tree, its leaves, and the queues that cannot take jobs with the reason, so that a queue
+// that got in breaking a rule (written before the rule, or while the webhook was down)
+// stops only itself and what sits under it.
+admission::QueueForest queueForest(const ObjectList& queues);
 
 }  // namespace troupe::controllers

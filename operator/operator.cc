@@ -31,7 +31,6 @@
 #include "controllers/pending_status_schedule.h"
 #include "controllers/pod_group_status.h"
 #include "controllers/queue_status.h"
-#include "controllers/queue_tree.h"
 #include "controllers/resources.h"
 #include "controllers/scheduling_inputs.h"
 #include "controllers/training_job_plan.h"
@@ -42,6 +41,7 @@
 #include "kube/work_queue.h"
 #include "operator/event_recorder.h"
 #include "operator/helper_pool.h"
+#include "operator/informer_cluster_view.h"
 #include "operator/operator_metrics.h"
 #include "queueing/usage.h"
 #include "state/admission_journal.h"
@@ -159,6 +159,8 @@ struct Operator::Runtime {
   std::optional<ctl::EngineSync> engine;
   std::int64_t last_usage_advance = 0;
   std::int64_t last_mirror = 0;
+  // Queues that cannot take jobs, as last logged: name -> reason and error.
+  std::map<std::string, std::string> unusable_queues;
   // When the engine last said a cycle would have something new to decide (seconds).
   std::optional<std::int64_t> next_wakeup;
 
@@ -179,6 +181,8 @@ struct Operator::Runtime {
   }
 
   kube::Informer& informer(const std::string& name) { return *informers.at(name); }
+  // Admission's view of the caches (made in build(), when the informers exist).
+  std::unique_ptr<InformerClusterView> cluster_view;
   std::int64_t now() const {
     return std::chrono::duration_cast<std::chrono::seconds>(op.time_.now().time_since_epoch())
         .count();
@@ -196,6 +200,11 @@ struct Operator::Runtime {
     add("trainingjobs", res::kTrainingJobs);
     add("priorityclasses", res::kPriorityClasses);
     add("services", res::kServices);
+    // Namespaces' labels decide which queues admit their gangs (queues' namespaceSelector),
+    // here and in the admission webhook.
+    add("namespaces", res::kNamespaces);
+    cluster_view = std::make_unique<InformerClusterView>(informer("queues").cache(),
+                                                         informer("namespaces").cache());
     informer("pods").addIndex("job",
                               [](const Json& p) { return labelIndex(p, api::kJobNameLabel); });
     informer("pods").addIndex("group", [](const Json& p) -> std::vector<std::string> {
@@ -258,6 +267,14 @@ struct Operator::Runtime {
     informer("priorityclasses")
         .addHandlers(
             {onOther, [onOther](const ObjectPtr&, const ObjectPtr& n) { onOther(n); }, onOther});
+    informer("namespaces")
+        .addHandlers({onOther,
+                      [this](const ObjectPtr& o, const ObjectPtr& n) {
+                        if (o->value(Json::json_pointer("/metadata/labels"), Json()) !=
+                            n->value(Json::json_pointer("/metadata/labels"), Json()))
+                          schedule_requested = true;
+                      },
+                      onOther});
     auto onService = [this](const ObjectPtr& s) {
       auto owner = ctl::controllerOf(*s);
       if (owner && owner->kind == api::kTrainingJobKind)
@@ -557,6 +574,7 @@ struct Operator::Runtime {
     objects.queues = ctl::ObjectList(informer("queues").cache().list());
     objects.pod_groups = ctl::ObjectList(informer("podgroups").cache().list());
     objects.priority_classes = ctl::ObjectList(informer("priorityclasses").cache().list());
+    objects.namespaces = ctl::ObjectList(informer("namespaces").cache().list());
     objects.pods = ctl::ObjectList(informer("pods").cache().list());
     std::lock_guard lock(assumed_mu);
     if (assumed.empty()) return objects;
@@ -799,13 +817,11 @@ struct Operator::Runtime {
                    {"allocated", amount(e.queue_allocated)},
                    {"limit", amount(e.queue_limit)},
                    {"fairShare", amount(e.queue_fair_share)}};
-      // Where the explanation goes: the owning TrainingJob, or the group of plain pods.
-      const kube::ResourceType* type = &res::kPodGroups;
-      kube::ObjectPtr target = pg;
-      if (owner && owner->kind == api::kTrainingJobKind) {
-        type = &res::kTrainingJobs;
-        target = informer("trainingjobs").cache().get(ctl::namespaceOf(*pg) + "/" + owner->name);
-      }
+      // No leaf queue of that name for the engine: say why when the queue exists.
+      if (e.reason == queueing::PendingReason::QueueNotFound)
+        if (auto why = cluster.admissibility->whyNot(e.queue, ctl::namespaceOf(*pg)))
+          pending = inadmissiblePending(e.queue, *why);
+      auto [type, target] = pendingTarget(pg);
       if (target) {
         Json current = target->value(Json::json_pointer("/status/pending"), Json());
         const bool same_reason = current.is_object() &&
@@ -823,6 +839,19 @@ struct Operator::Runtime {
       }
       pending_schedule.checked(due.gang, written_at, next);
     }
+    // Gangs left out of the engine because they may not use their queue: compared every
+    // cycle (there are few, and their reason comes from no engine explanation).
+    for (const auto& [key, why] : cluster.inadmissible) {
+      auto gang = cluster.gangs.find(key);
+      auto pg = informer("podgroups").cache().get(key);
+      if (gang == cluster.gangs.end() || !pg) continue;
+      auto [type, target] = pendingTarget(pg);
+      if (!target) continue;
+      Json pending = inadmissiblePending(gang->second.queue, why);
+      Json current = target->value(Json::json_pointer("/status/pending"), Json());
+      if (current != pending)
+        writes.push_back({type, target, std::move(current), std::move(pending)});
+    }
     helpers.forEach(writes.size(), kWriteWidth, [&](std::size_t i) {
       const auto& w = writes[i];
       patchStatus(*w.type, ctl::namespaceOf(*w.target), ctl::nameOf(*w.target),
@@ -830,11 +859,25 @@ struct Operator::Runtime {
     });
   }
 
+  // status.pending of a gang that may not use its queue (controllers/gang_admissibility.h).
+  static Json inadmissiblePending(const std::string& queue, const std::string& why) {
+    return Json{{"reason", ctl::kPendingInadmissible}, {"message", why}, {"queue", queue}};
+  }
+
+  // Where a gang's status.pending goes: its TrainingJob, or the group of plain pods.
+  std::pair<const kube::ResourceType*, ObjectPtr> pendingTarget(const ObjectPtr& pg) {
+    auto owner = ctl::controllerOf(*pg);
+    if (owner && owner->kind == api::kTrainingJobKind)
+      return {&res::kTrainingJobs,
+              informer("trainingjobs").cache().get(ctl::namespaceOf(*pg) + "/" + owner->name)};
+    return {&res::kPodGroups, pg};
+  }
+
   void publishQueues(const ctl::ApiObjects& objects, const queueing::Engine& engine,
                      const ctl::ClusterSnapshot& cluster,
                      const std::map<std::string, queueing::ResourceVector>& allocated,
                      std::int64_t t) {
-    auto invalid = ctl::validateQueueTree(objects.queues);
+    reportUnusableQueues(cluster);
     std::map<std::string, ctl::QueueCounts> counts;
     std::map<std::string, queueing::ResourceVector> pending_requests;
     for (const auto& [key, gang] : cluster.gangs) {
@@ -863,9 +906,8 @@ struct Operator::Runtime {
       auto computed = engine.queueStatus(name);
       if (auto it = allocated.find(name); computed && it != allocated.end())
         computed->allocated = it->second;
-      std::optional<Error> error;
-      if (auto it = invalid.find(name); it != invalid.end()) error = it->second;
-      auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], error, t);
+      const auto* problem = cluster.admissibility->forest().problem(name);
+      auto status = ctl::renderQueueStatus(q, computed, cluster.names, counts[name], problem, t);
       Json old_status = q.value("status", Json::object());
       if (old_status != status)
         status_writes.push_back({name, std::move(old_status), std::move(status)});
@@ -889,6 +931,28 @@ struct Operator::Runtime {
       const auto& w = status_writes[i];
       patchStatus(res::kQueues, "", w.queue, w.from, w.to);
     });
+  }
+
+  // A queue that cannot take jobs is logged once at warn, with why; again when that changes,
+  // and at info when it takes jobs again.
+  void reportUnusableQueues(const ctl::ClusterSnapshot& cluster) {
+    const auto& problems = cluster.admissibility->forest().problems();
+    for (const auto& [name, problem] : problems) {
+      std::string why = problem.reason + ": " + problem.error.describe();
+      auto [it, added] = unusable_queues.try_emplace(name, why);
+      if (!added && it->second == why) continue;
+      it->second = why;
+      log::warn("queue cannot take jobs; its jobs wait as Inadmissible",
+                {{"queue", name}, {"reason", problem.reason}, {"error", problem.error.describe()}});
+    }
+    for (auto it = unusable_queues.begin(); it != unusable_queues.end();) {
+      if (problems.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      log::info("queue takes jobs again", {{"queue", it->first}});
+      it = unusable_queues.erase(it);
+    }
   }
 
   void advanceUsage(const queueing::Engine& engine, const ctl::ClusterSnapshot& cluster,
@@ -1121,6 +1185,7 @@ Operator::Operator(kube::KubeClient& client, OperatorOptions options, const Time
 Operator::~Operator() { stop(); }
 
 bool Operator::synced() const { return runtime_->synced(); }
+const admission::ClusterView& Operator::clusterView() const { return *runtime_->cluster_view; }
 bool Operator::leading() const { return leading_.load(); }
 
 void Operator::start() {

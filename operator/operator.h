@@ -23,6 +23,9 @@ class WorkQueue;
 namespace troupe::state {
 class StateDatabase;
 }
+namespace troupe::admission {
+class ClusterView;
+}
 
 // The Troupe operator: informer caches fed by list and watch, reconcile workers that
 // bring TrainingJobs and PodGroups to their specs from a rate-limited work queue, one
@@ -89,6 +92,8 @@ class Operator {
   // /readyz: this replica can lead (its caches are synced).
   bool ready() const { return synced(); }
   MetricsRegistry& metrics() { return metrics_; }
+  // The Queues and Namespaces of the caches, as admission reads them (the webhook).
+  const admission::ClusterView& clusterView() const;
   // Scheduling cycles run so far (tests wait on it).
   std::int64_t cycles() const { return cycles_.load(); }
 

@@ -489,7 +489,7 @@
     }
     const rows = tree.order.map(({queue, depth}) => {
       const status = queue.status || {};
-      const valid = ((status.conditions || []).find((c) => c.type === 'Valid') || {});
+      const valid = ((status.conditions || []).find((c) => c.type === 'Ready') || {});
       return h('div', {class: 'queue', data: {queue: queue.metadata.name, depth}},
           h('div', {class: 'queue-name', style: {paddingLeft: depth * 1.25 + 'em'}},
               h('strong', {}, queue.metadata.name),

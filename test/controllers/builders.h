@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -167,12 +168,33 @@ class QueueBuilder {
     j_["spec"]["resources"]["nvidia.com/gpu"]["limit"] = std::to_string(n);
     return *this;
   }
+  QueueBuilder& namespaces(std::vector<std::string> names) {
+    j_["spec"]["namespaces"] = names;
+    return *this;
+  }
+  QueueBuilder& namespaceSelector(const std::string& key, const std::string& value) {
+    j_["spec"]["namespaceSelector"] = {{"matchLabels", {{key, value}}}};
+    return *this;
+  }
+  QueueBuilder& created(const std::string& timestamp) {
+    j_["metadata"]["creationTimestamp"] = timestamp;
+    return *this;
+  }
   operator Json() const { return j_; }  // NOLINT
 
  private:
   Json j_;
 };
 inline QueueBuilder queue(std::string name) { return QueueBuilder(std::move(name)); }
+
+// A Namespace with labels.
+inline Json namespaceObject(const std::string& name,
+                            std::map<std::string, std::string> labels = {}) {
+  labels["kubernetes.io/metadata.name"] = name;
+  return {{"apiVersion", "v1"},
+          {"kind", "Namespace"},
+          {"metadata", {{"name", name}, {"labels", labels}}}};
+}
 
 class JobBuilder {
  public:

@@ -298,6 +298,49 @@ TEST_CASE("a queue outside a valid tree is left out and the problem named",
   CHECK(cluster.problems[0].error.field_path == "spec.parent");
 }
 
+TEST_CASE("a bad queue leaves out itself and what is under it, not its siblings or parent",
+          "[controllers][snapshot]") {
+  // org 16 GPUs: team-a 8 and team-b 8 fill it; extra, made last, asks 8 more.
+  ApiObjects objects;
+  objects.queues = {queue("org").guaranteedGpus(16),
+                    queue("team-a").parent("org").guaranteedGpus(8).created("2026-01-01T00:00:01Z"),
+                    queue("team-b").parent("org").guaranteedGpus(8).created("2026-01-01T00:00:02Z"),
+                    queue("extra").parent("org").guaranteedGpus(8).created("2026-01-01T00:00:03Z")};
+  auto cluster = buildClusterSnapshot(objects, {});
+  std::vector<std::string> names;
+  for (const auto& q : cluster.snapshot.queues) names.push_back(q.name);
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"org", "team-a", "team-b"});
+  // A job of extra waits, and says which queue and why.
+  auto why = cluster.admissibility->whyNot("extra", "ml");
+  REQUIRE(why.has_value());
+  CHECK_THAT(*why, Catch::StartsWith("queue extra cannot take jobs (GuaranteeExceedsParent): "));
+  CHECK(cluster.admissibility->whyNot("team-a", "ml") == std::nullopt);
+  CHECK(cluster.admissibility->whyNot("org", "ml") ==
+        "org is not a leaf queue; its leaves are extra, team-a, team-b");
+}
+
+TEST_CASE("a gang of a namespace its queue does not admit is never given to the engine",
+          "[controllers][snapshot]") {
+  // The queue admitted namespace ml when the gang was made; it no longer does.
+  ApiObjects objects;
+  objects.queues = {queue("team-a").guaranteedGpus(8).namespaces({"team-a"}),
+                    queue("shared").namespaceSelector("tier", "research")};
+  objects.namespaces = {namespaceObject("ml", {{"tier", "research"}}), namespaceObject("team-a")};
+  objects.pod_groups = {podGroup("ml", "train").minMember(2),
+                        podGroup("ml", "eval").queue("shared")};
+  objects.pods = gangPods("train", 2, 2);
+  append(objects.pods, gangPods("eval", 1, 1));
+  auto cluster = buildClusterSnapshot(objects, {});
+  REQUIRE(cluster.snapshot.pending.size() == 1);
+  CHECK(cluster.snapshot.pending[0].name == "ml/eval");  // the selector matches ml
+  CHECK(cluster.pending_recycled.size() == 1);
+  CHECK(cluster.gangs.at("ml/train").state == GangState::Pending);
+  REQUIRE(cluster.inadmissible.contains("ml/train"));
+  CHECK(cluster.inadmissible.at("ml/train") ==
+        "queue team-a does not admit namespace ml (it admits team-a)");
+}
+
 TEST_CASE("decayed usage from the state store reaches the queue", "[controllers][snapshot]") {
   ApiObjects objects;
   objects.queues = {queue("team-a")};

@@ -14,33 +14,52 @@ TEST_CASE("the queue tree is checked for unknown parents, cycles and guarantees"
   struct Case {
     std::string name;
     std::vector<Json> queues;
-    std::map<std::string, std::string> want_invalid;  // queue -> part of the message
+    std::map<std::string, std::string> want_unusable;  // queue -> its reason
   };
   std::vector<Case> cases = {
       {"a well-formed tree",
        {queue("org").guaranteedGpus(16), queue("a").parent("org").guaranteedGpus(8),
         queue("b").parent("org").guaranteedGpus(8)},
        {}},
-      {"an unknown parent", {queue("a").parent("missing")}, {{"a", "does not exist"}}},
+      {"an unknown parent", {queue("a").parent("missing")}, {{"a", "ParentNotFound"}}},
       {"a cycle of two",
        {queue("a").parent("b"), queue("b").parent("a")},
-       {{"a", "its own ancestor"}, {"b", "its own ancestor"}}},
-      // 8 + 8 = 16 > 12.
+       {{"a", "Cycle"}, {"b", "Cycle"}}},
+      // 8 fits in 12, 8 + 8 = 16 does not: b, made last, breaks it; org and a go on.
       {"children guaranteed more than the parent",
-       {queue("org").guaranteedGpus(12), queue("a").parent("org").guaranteedGpus(8),
-        queue("b").parent("org").guaranteedGpus(8)},
-       {{"org", "exceeds"}, {"a", "parent queue is invalid"}, {"b", "parent queue is invalid"}}},
+       {queue("org").guaranteedGpus(12),
+        queue("a").parent("org").guaranteedGpus(8).created("2026-01-01T00:00:01Z"),
+        queue("b").parent("org").guaranteedGpus(8).created("2026-01-01T00:00:02Z"),
+        queue("b-child").parent("b")},
+       {{"b", "GuaranteeExceedsParent"}, {"b-child", "ParentNotReady"}}},
   };
   for (const auto& tc : cases) {
     DYNAMIC_SECTION(tc.name) {
-      auto invalid = validateQueueTree(tc.queues);
-      REQUIRE(invalid.size() == tc.want_invalid.size());
-      for (const auto& [q, msg] : tc.want_invalid) {
-        REQUIRE(invalid.contains(q));
-        CHECK_THAT(invalid.at(q).describe(), Catch::Contains(msg));
+      auto forest = queueForest(tc.queues);
+      REQUIRE(forest.problems().size() == tc.want_unusable.size());
+      for (const auto& [q, reason] : tc.want_unusable) {
+        REQUIRE(forest.problem(q) != nullptr);
+        CHECK(forest.problem(q)->reason == reason);
       }
     }
   }
+}
+
+TEST_CASE("a queue that cannot take jobs says why in its Ready condition", "[controllers][queue]") {
+  troupe::queueing::ResourceNames names;
+  auto forest =
+      queueForest({queue("org").guaranteedGpus(4), queue("extra").parent("org").guaranteedGpus(8)});
+  Json q = queue("extra").parent("org").guaranteedGpus(8);
+  q["status"] = {{"conditions", {{{"type", "Valid"}, {"status", "True"}}}}};
+  auto status = renderQueueStatus(q, std::nullopt, names, {}, forest.problem("extra"), 1767225600);
+  REQUIRE(status["conditions"].size() == 1);  // the old Valid condition is gone
+  const Json& ready = status["conditions"][0];
+  CHECK(ready["type"] == "Ready");
+  CHECK(ready["status"] == "False");
+  CHECK(ready["reason"] == "GuaranteeExceedsParent");
+  CHECK(ready["message"] ==
+        "spec.resources[nvidia.com/gpu].guaranteed: Invalid value: \"8\": the guarantees of "
+        "org's children would add up to 8 nvidia.com/gpu, more than org's 4");
 }
 
 TEST_CASE("a queue's status shows allocation, fair share and counts", "[controllers][queue]") {
@@ -49,19 +68,19 @@ TEST_CASE("a queue's status shows allocation, fair share and counts", "[controll
   computed.queue = "team-a";
   computed.allocated = troupe::queueing::ResourceVector::of(8, 16000, 0);
   computed.fair_share = troupe::queueing::ResourceVector::of(12, 0, 0);
-  auto status =
-      renderQueueStatus(queue("team-a"), computed, names, {2, 1, 3}, std::nullopt, 1767225600);
+  auto status = renderQueueStatus(queue("team-a"), computed, names, {2, 1, 3}, nullptr, 1767225600);
   CHECK(status["allocated"]["nvidia.com/gpu"] == "8");
   CHECK(status["allocated"]["cpu"] == "16");
   CHECK(status["fairShare"]["nvidia.com/gpu"] == "12");
   CHECK(status["pending"] == 2);
   CHECK(status["admitted"] == 1);
   CHECK(status["running"] == 3);
+  CHECK(status["conditions"][0]["type"] == "Ready");
   CHECK(status["conditions"][0]["status"] == "True");
   // Rendering again at a later time changes nothing: status is written only on change.
   Json q = queue("team-a");
   q["status"] = status;
-  CHECK(renderQueueStatus(q, computed, names, {2, 1, 3}, std::nullopt, 1767229999) == status);
+  CHECK(renderQueueStatus(q, computed, names, {2, 1, 3}, nullptr, 1767229999) == status);
 }
 
 TEST_CASE("a PodGroup's phase follows its pods and its schedule timeout",
