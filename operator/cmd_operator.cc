@@ -5,11 +5,13 @@
 #include <sstream>
 #include <thread>
 
+#include "apiserver/standalone_server.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "dashboard/dashboard_server.h"
 #include "kube/config_loader.h"
 #include "kube/rest_kube_client.h"
+#include "operator/admission_webhook.h"
 #include "operator/commands.h"
 #include "operator/http_endpoint.h"
 #include "operator/operator.h"
@@ -30,6 +32,8 @@ struct OperatorFlags {
   double kube_qps = 50;
   int kube_burst = 100;
   std::string topology_levels = "troupe.dev/block,troupe.dev/rack";
+  std::string webhook_addr = ":9443";
+  std::string webhook_cert_dir;  // empty: no webhook
 };
 
 volatile std::sig_atomic_t g_signal = 0;
@@ -94,6 +98,24 @@ int runOperator(const OperatorFlags& flags) {
         return {404, "text/plain", "not found\n"};
       });
   if (!health) return fail("--health-addr: " + health.error().message);
+
+  std::unique_ptr<operator_runtime::AdmissionWebhook> webhook;
+  if (!flags.webhook_cert_dir.empty()) {
+    std::string addr = flags.webhook_addr;
+    if (!addr.empty() && addr.front() == ':') addr = "0.0.0.0" + addr;
+    auto listen = apiserver::parseListen(addr);
+    if (!listen) return fail("--webhook-addr: " + listen.error().message);
+    operator_runtime::AdmissionWebhookOptions webhook_options;
+    webhook_options.address = listen->first;
+    webhook_options.port = listen->second;
+    webhook_options.cert_file = flags.webhook_cert_dir + "/tls.crt";
+    webhook_options.key_file = flags.webhook_cert_dir + "/tls.key";
+    auto started = operator_runtime::AdmissionWebhook::start(
+        webhook_options, the_operator.clusterView(), [&] { return the_operator.ready(); });
+    if (!started) return fail("admission webhook: " + started.error().describe());
+    webhook = std::move(*started);
+    log::info("admission webhook serving", {{"port", webhook->port()}});
+  }
   // The dashboard reads the API with each viewer's own token, never the operator's.
   std::unique_ptr<dashboard::DashboardServer> dashboard_server;
   if (!flags.dashboard_addr.empty()) {
@@ -157,6 +179,11 @@ void addOperatorCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--topology-levels", flags->topology_levels,
                   "Node label keys of the topology levels, widest first")
+      ->capture_default_str();
+  cmd->add_option("--webhook-cert-dir", flags->webhook_cert_dir,
+                  "Serve the validating admission webhook with tls.crt and tls.key from this "
+                  "directory (read again when they change); empty: no webhook");
+  cmd->add_option("--webhook-addr", flags->webhook_addr, "Address of the admission webhook")
       ->capture_default_str();
   cmd->callback([flags] { throw CommandExit{runOperator(*flags)}; });
 }
