@@ -51,6 +51,9 @@ TEST_CASE("the operator container runs `troupe operator` with exactly the planne
       {"--kube-qps", "TPL_.Values.operator.kubeQPS"},
       {"--kube-burst", "TPL_.Values.operator.kubeBurst"},
       {"--topology-levels", "TPL_join_____.Values.operator.topologyLevels"},
+      // inside `if .Values.webhook.enabled`: the webhook's port and certificate.
+      {"--webhook-addr", ":TPL_.Values.webhook.port"},
+      {"--webhook-cert-dir", "/etc/troupe/webhook"},
   };
   for (const auto& [flag, value] : want) {
     INFO(flag);
@@ -87,6 +90,7 @@ TEST_CASE("the probes ask the health port for /healthz and /readyz", "[helm][dep
   CHECK(ports == std::map<std::string, std::string>{
                      {"metrics", "TPL_.Values.operator.metricsPort"},
                      {"health", "TPL_.Values.operator.healthPort"},
+                     {"webhook", "TPL_.Values.webhook.port"},
                  });
   CHECK(container["livenessProbe"]["httpGet"]["path"].as<std::string>() == "/healthz");
   CHECK(container["livenessProbe"]["httpGet"]["port"].as<std::string>() == "health");
@@ -101,14 +105,17 @@ TEST_CASE("the state store is mounted where --state-dir points, and /tmp is an e
   for (const auto& mount : container["volumeMounts"])
     mounts[mount["name"].as<std::string>()] = mount["mountPath"].as<std::string>();
   auto flags = flagsOf(container["args"].as<std::vector<std::string>>());
-  CHECK(mounts ==
-        std::map<std::string, std::string>{{"state", flags["--state-dir"]}, {"tmp", "/tmp"}});
+  CHECK(mounts == std::map<std::string, std::string>{{"state", flags["--state-dir"]},
+                                                     {"tmp", "/tmp"},
+                                                     {"webhook-tls", flags["--webhook-cert-dir"]}});
 
   std::map<std::string, YAML::Node> volumes;
   for (const auto& volume : operatorPodSpec()["volumes"])
     volumes.emplace(volume["name"].as<std::string>(), static_cast<const YAML::Node&>(volume));
-  REQUIRE(volumes.size() == 2);
+  REQUIRE(volumes.size() == 3);
   CHECK(volumes["tmp"]["emptyDir"].IsDefined());
+  CHECK(volumes["webhook-tls"]["secret"]["secretName"].as<std::string>() ==
+        "TPL_include__troupe.fullname__.-webhook-tls");
   // With persistence (the first branch) the state is the chart's claim; otherwise an emptyDir.
   CHECK(volumes["state"]["persistentVolumeClaim"]["claimName"].as<std::string>() ==
         "TPL_include__troupe.stateClaimName__.");

@@ -59,10 +59,12 @@ std::vector<std::filesystem::path> templateFiles() {
   return files;
 }
 
-std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files) {
+std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files,
+                                    const std::vector<std::string>& api_versions) {
   std::string command = std::string(TROUPE_CHART_RENDER) + " --release-name " + kReleaseName +
                         " --namespace " + kReleaseNamespace;
   for (const auto& file : value_files) command += " -f " + sourcePath(file).string();
+  for (const auto& version : api_versions) command += " --api-versions " + version;
   command += " " + sourcePath("helm/troupe").string();
   auto rendered = troupe::testing::runCommand(command, true);
   INFO(command << "\n" << rendered.output);

@@ -33,8 +33,10 @@ inline constexpr const char* kReleaseNamespace = "troupe-system";
 
 // helm/troupe rendered as `helm template troupe helm/troupe -n troupe-system -f FILE...`
 // renders it (chart-render, helm/render/), one node per document; fails the test with
-// chart-render's message when rendering fails.
-std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files = {});
+// chart-render's message when rendering fails. `api_versions` are group versions the
+// cluster is taken to serve (.Capabilities.APIVersions, `helm template --api-versions`).
+std::vector<YAML::Node> renderChart(const std::vector<std::string>& value_files = {},
+                                    const std::vector<std::string>& api_versions = {});
 
 // The openAPIV3Schema of each troupe.dev kind at v1alpha1, from crds/, by kind.
 std::map<std::string, YAML::Node> crdSchemas();

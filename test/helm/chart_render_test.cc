@@ -15,7 +15,9 @@ const char* kKubeSchemas = "test/helm/testdata/kube-openapi-v1.28.json";
 const char* kTwoLevelValues = "examples/cluster-mode/values-two-level-org.yaml";
 
 // Kinds of other projects the chart may render, whose schemas are not here.
-const std::set<std::string> kWithoutSchema = {"monitoring.coreos.com/v1 ServiceMonitor"};
+const std::set<std::string> kWithoutSchema = {"monitoring.coreos.com/v1 ServiceMonitor",
+                                              "cert-manager.io/v1 Issuer",
+                                              "cert-manager.io/v1 Certificate"};
 
 struct KindSchema {
   YAML::Node schema;
@@ -58,7 +60,10 @@ TEST_CASE(
         {"Role", 1},
         {"PriorityClass", 3},
         {"Queue", 0},
-        {"ServiceMonitor", 0}}},
+        {"ServiceMonitor", 0},
+        {"ValidatingWebhookConfiguration", 1},
+        {"Secret", 1},
+        {"Service", 2}}},
       {"two-level organisation",
        {kTwoLevelValues},
        {{"Deployment", 1}, {"Queue", 6}, {"ServiceMonitor", 1}}},
