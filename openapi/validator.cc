@@ -140,15 +140,15 @@ void validateSchema(const SchemaNode& node, const json& value, const std::string
   if (value.is_string()) {
     const auto& s = value.get_ref<const std::string&>();
     size_t length = runeCount(s);
+    // kube-openapi's string validator reports the first of maxLength, minLength and pattern
+    // that fails, not all of them.
     if (node.max_length && static_cast<int64_t>(length) > *node.max_length) {
       errors.push_back(api::tooLong(path, *node.max_length));
-    }
-    if (node.min_length && static_cast<int64_t>(length) < *node.min_length) {
+    } else if (node.min_length && static_cast<int64_t>(length) < *node.min_length) {
       errors.push_back(api::invalid(
           path, value,
           fmt::format("{} in body should be at least {} chars long", name, *node.min_length)));
-    }
-    if (node.pattern_regex && !std::regex_search(s, *node.pattern_regex)) {
+    } else if (node.pattern_regex && !std::regex_search(s, *node.pattern_regex)) {
       errors.push_back(api::invalid(
           path, value, fmt::format("{} in body should match '{}'", name, *node.pattern)));
     }
@@ -378,9 +378,9 @@ std::vector<Error> Schema::validate(const json& object, const json* old_object) 
   if (!root_->has_rules_below) return errors;
   for (const auto& e : errors) {
     auto type = api::fieldErrorType(e);
-    if (type == api::FieldErrorType::NotSupported || type == api::FieldErrorType::Required ||
-        type == api::FieldErrorType::TooLong || type == api::FieldErrorType::TooMany ||
-        type == api::FieldErrorType::TypeInvalid) {
+    // What kube-apiserver 1.28 takes as blocking; an enum value it does not know is not.
+    if (type == api::FieldErrorType::Required || type == api::FieldErrorType::TooLong ||
+        type == api::FieldErrorType::TooMany || type == api::FieldErrorType::TypeInvalid) {
       errors.push_back(api::invalid("<nil>", nullptr,
                                     "some validation rules were not checked because the object "
                                     "was invalid; correct the existing errors to complete "
