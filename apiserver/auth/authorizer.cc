@@ -13,6 +13,11 @@ bool allowed(const Identity& identity, const Attributes& a) {
   }
   if (a.group.empty() && a.resource == "namespaces" && a.subresource.empty())
     return a.verb == "get" && a.name == identity.ns;
+  // A team reads its own pods and their logs (kubectl get pods, kubectl logs), no others.
+  if (a.group.empty() && a.resource == "pods" && a.ns == identity.ns) {
+    if (a.subresource.empty()) return read;
+    if (a.subresource == "log") return a.verb == "get";
+  }
   return false;
 }
 

@@ -10,8 +10,8 @@
 
 // Who may do what. An admin may do everything; a tenant may use every verb on
 // TrainingJobs and PodGroups (and their subresources) in its own namespace, read Queues,
-// and read its own Namespace object; an `rbac` identity may do what the stored RBAC
-// objects grant it (rbac_authorizer.h).
+// read its own Namespace object, and read the pods of its namespace and their logs; an
+// `rbac` identity may do what the stored RBAC objects grant it (rbac_authorizer.h).
 namespace troupe::apiserver::auth {
 
 // The fixed rules of the admin and tenant scopes; false for an `rbac` identity.

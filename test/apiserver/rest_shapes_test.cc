@@ -103,7 +103,7 @@ TEST_CASE("authentication and authorisation failures are the recorded Status bod
       "in API group \"troupe.dev\" in the namespace \"other\"";
   CHECK(json::parse(forbidden.body) == want);
 
-  call.path = "/api/v1/namespaces/fixtures/pods";
+  call.path = "/api/v1/namespaces/fixtures/secrets";
   CHECK(httpsRequest(server.port(), call).status == 403);
 }
 
