@@ -175,6 +175,12 @@ void runChange(const Kubectl& k, const AdmissionCase& tc) {
                      " --dry-run=server");
     checkAnswer(tc, run.exit_code == 0, run.output);
   } else {
+    // The object as stored, and as the change leaves it (every write below is a dry run).
+    auto current = k.run("get " + target(first) + " -o json");
+    REQUIRE(current.exit_code == 0);
+    const json stored = json::parse(current.output);
+    json wanted = stored;
+    wanted.merge_patch(*tc.patch);
     {
       INFO("merge patch");
       auto run = k.run("patch " + target(first) + " --type merge --dry-run=server -p '" +
@@ -182,12 +188,16 @@ void runChange(const Kubectl& k, const AdmissionCase& tc) {
       checkAnswer(tc, run.exit_code == 0, run.output);
     }
     {
+      // The same change as RFC 6902 operations (replace, add, remove), as a client that
+      // edits one field at a time sends it.
+      INFO("JSON patch");
+      auto run = k.run("patch " + target(first) + " --type json --dry-run=server -p '" +
+                       json::diff(stored, wanted).dump() + "'");
+      checkAnswer(tc, run.exit_code == 0, run.output);
+    }
+    {
       INFO("replace");
-      auto current = k.run("get " + target(first) + " -o json");
-      REQUIRE(current.exit_code == 0);
-      json object = json::parse(current.output);
-      object.merge_patch(*tc.patch);
-      auto run = k.withFile("replace", object, "--dry-run=server");
+      auto run = k.withFile("replace", wanted, "--dry-run=server");
       checkAnswer(tc, run.exit_code == 0, run.output);
     }
     {
