@@ -128,3 +128,48 @@ spec: {parent: gone}
   }));
   CHECK(c.kubectl("get q org -o jsonpath={.status.conditions[0].status}") == "True");
 }
+
+TEST_CASE("with the webhook not answering, a queue oversubscribing its parent stops only itself",
+          "[operator][e2e][admission]") {
+  // Nothing checks the tree at admission here, as in a cluster whose webhook is down with
+  // failurePolicy Ignore: extra, made after the teams, is stored though it does not fit.
+  ClusterFixture c({.nodes = 2, .gpus_per_node = 8, .admission = false});
+  c.kubectl("apply -f -", kQueues);
+  // Creation times have whole seconds: extra must come a second after the teams.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  c.kubectl("apply -f -", R"(apiVersion: troupe.dev/v1alpha1
+kind: Queue
+metadata: {name: extra}
+spec:
+  parent: org
+  resources:
+    nvidia.com/gpu: {guaranteed: "8"}
+)");
+
+  // org's children: team-a 8 + team-b 8 = 16 fits org's 16; + extra's 8 = 24 does not.
+  auto condition = [&](const std::string& queue, const std::string& field) {
+    return c.kubectl(
+        fmt::format("get q {} -o jsonpath={{.status.conditions[0].{}}}", queue, field));
+  };
+  REQUIRE(c.eventually([&] { return condition("extra", "status") == "False"; }));
+  CHECK(condition("extra", "reason") == "GuaranteeExceedsParent");
+  CHECK(condition("extra", "message") ==
+        "spec.resources[nvidia.com/gpu].guaranteed: Invalid value: \"8\": the guarantees of "
+        "org's children would add up to 24 nvidia.com/gpu, more than org's 16");
+  CHECK_THAT(c.kubectl("get q extra"), Catch::Contains("GuaranteeExceedsParent"));
+  for (const char* q : {"org", "team-a", "team-b"}) {
+    INFO("queue " << q);
+    CHECK(condition(q, "status") == "True");
+  }
+
+  // team-a still admits; a job of extra waits and says why.
+  REQUIRE(c.client().create(res::kTrainingJobs, "default", job("team-job", "team-a"), {}).ok());
+  REQUIRE(c.client().create(res::kTrainingJobs, "default", job("extra-job", "extra"), {}).ok());
+  CHECK(c.eventually([&] {
+    auto j = c.client().get({res::kTrainingJobs, "default", "team-job", ""});
+    return j && ctl::stringAt(*j, "/status/phase") == "Running";
+  }));
+  REQUIRE(c.eventually([&] { return pendingOf(c, "extra-job", "reason") == "Inadmissible"; }));
+  CHECK_THAT(pendingOf(c, "extra-job", "message"),
+             Catch::StartsWith("queue extra cannot take jobs (GuaranteeExceedsParent): "));
+}

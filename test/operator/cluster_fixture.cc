@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "apiserver/auth/token_file.h"
 #include "controllers/object_json.h"
@@ -64,9 +65,22 @@ ClusterFixture::ClusterFixture(ClusterFixtureOptions options)
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    execl(binary, binary, "serve", "--data-dir", data.c_str(), "--listen", listen.c_str(),
-          "--cluster", cluster.c_str(), "--crds", crds.c_str(), "--no-operator",
-          "--authorization-log", authorization_log_.c_str(), static_cast<char*>(nullptr));
+    std::vector<const char*> argv = {binary,
+                                     "serve",
+                                     "--data-dir",
+                                     data.c_str(),
+                                     "--listen",
+                                     listen.c_str(),
+                                     "--cluster",
+                                     cluster.c_str(),
+                                     "--crds",
+                                     crds.c_str(),
+                                     "--no-operator",
+                                     "--authorization-log",
+                                     authorization_log_.c_str()};
+    if (!options.admission) argv.push_back("--no-admission");
+    argv.push_back(nullptr);
+    execv(binary, const_cast<char* const*>(argv.data()));
     _exit(127);
   }
   kubeconfig_ = data + "/kubeconfig";

@@ -42,6 +42,9 @@ struct ClusterFixtureOptions {
   // The in-process operator elects a leader on the chart's Lease, with the Deployment's
   // flags; otherwise it leads from the start, as a single replica does.
   bool leader_elect = false;
+  // false: troupe serve makes none of the admission webhook's checks (--no-admission), as a
+  // cluster whose webhook does not answer and lets writes through (failurePolicy Ignore).
+  bool admission = true;
 };
 
 class ClusterFixture {
