@@ -78,6 +78,14 @@ TEST_CASE("a namespace cannot use another team's queue, and a queue changed late
   CHECK(refused.error().http_status == 403);
   CHECK_THAT(refused.error().message,
              Catch::Contains("queue team-b does not admit namespace default (it admits other)"));
+  // Server-side apply creates through the same admission.
+  auto applied =
+      c.client().patch({res::kTrainingJobs, "default", "sneaky", ""}, job("sneaky", "team-b"),
+                       {troupe::kube::PatchType::Apply, "test", false, false});
+  REQUIRE_FALSE(applied.ok());
+  CHECK(applied.error().http_status == 403);
+  CHECK_THAT(applied.error().message,
+             Catch::Contains("queue team-b does not admit namespace default (it admits other)"));
   auto parent = c.client().create(res::kTrainingJobs, "default", job("to-org", "org"), {});
   REQUIRE_FALSE(parent.ok());
   CHECK(parent.error().http_status == 422);
