@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "queueing/preemption_rules.h"
+
 namespace troupe::queueing {
 
 bool cheaper(const EngineState& st, const Candidate& a, const Candidate& b) {
@@ -21,18 +23,6 @@ bool cheaper(const EngineState& st, const Candidate& a, const Candidate& b) {
       return c < 0;
   }
   return ia < ib;
-}
-
-bool offersCapacity(const GangState& v) {
-  return v.terminating < static_cast<std::int32_t>(v.pods.size());
-}
-
-bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now,
-                   Seconds& protected_until) {
-  if (!v.spec.preemptible) return false;
-  if (now - v.start_time >= vq.spec.min_runtime_seconds) return true;
-  protected_until = std::min(protected_until, v.start_time + vq.spec.min_runtime_seconds);
-  return false;
 }
 
 void appendCandidates(const EngineState& st, GangId v, QueueId vq, PreemptionReason reason,

@@ -84,12 +84,4 @@ class CandidatePool {
 void appendCandidates(const EngineState& st, GangId v, QueueId vq, PreemptionReason reason,
                       std::vector<Candidate>& out);
 
-// Whether running gang `v` has a pod that is not terminating: one whose pods are all
-// terminating offers nothing (and is not counted as protected either).
-bool offersCapacity(const GangState& v);
-
-// Whether running gang `v` may be a victim at all at `now`: preemptible, and ran at least
-// its queue's minRuntimeSeconds (else `protected_until` is lowered to when it will have).
-bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now, Seconds& protected_until);
-
 }  // namespace troupe::queueing

@@ -14,6 +14,7 @@
 #include "queueing/gang_placer.h"
 #include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
+#include "queueing/preemption_rules.h"
 #include "queueing/terminating_wait.h"
 #include "queueing/walk_answers.h"
 
@@ -137,12 +138,8 @@ class Cycle {
         std::sort(now.begin(), now.end());
         return std::includes(f.sources.begin(), f.sources.end(), now.begin(), now.end());
       }
-      case PreemptFailureKind::NoCandidates: {
-        if (qs.dirty || dominantShare(qs.allocated + request, qs.fair_share) <= 1.0) return false;
-        const auto& over = st_.overShareQueues();
-        return std::any_of(over.begin(), over.end(),
-                           [&](const auto& v) { return v.first != queue; });
-      }
+      case PreemptFailureKind::NoCandidates:
+        return !qs.dirty && overFairShareToReclaim(st_, queue, request);
     }
     return false;
   }
@@ -931,34 +928,21 @@ class Cycle {
     return true;
   }
 
-  // Could any gang of q preempt, whatever the free capacity? Within the queue: a running
-  // gang of lower priority than its best pending one. Reclaim: q within its fair share and
-  // another queue above its own, or q within its guarantee and another above its own.
+  // Could any gang of q preempt, whatever the free capacity, under the rules of
+  // preemption_rules.h?
   bool mayPreempt(QueueId q) {
     QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
     if (qs.pending.empty()) return false;
-    if (qs.spec.within_queue == WithinQueuePreemption::LowerPriority) {
+    // The best pending gang's priority bounds what any of them may preempt in the queue
+    // (read only where the queue's rules allow preemption within it at all).
+    if (qs.spec.within_queue != WithinQueuePreemption::Never) {
       const std::int32_t top = st_.gangs[qs.pending.front()].spec.priority;
       for (GangId r : qs.running)
-        if (st_.gangs[r].spec.priority < top) return true;
+        if (mayPreemptWithinQueue(qs, top, st_.gangs[r].spec.priority)) return true;
     }
-    // Reclaim needs a waiting gang that keeps q within its fair share, and a queue above
-    // both its own fair share and q's share after: the smallest waiting request bounds both.
-    if (qs.spec.reclaim && qs.has_waiting) {
-      const double after = dominantShare(qs.allocated + qs.min_waiting_request, qs.fair_share);
-      if (after <= 1.0)
-        for (const auto& [v, share] : st_.overShareQueues())
-          if (v != q && share > after) return true;
-      // Taking back its guarantee from a queue above its own, and further above it than q
-      // would end when that is above its guarantee (preemption.h).
-      if (after <= 1.0) {
-        const double g_before = guaranteeShare(qs.allocated, qs.spec.guaranteed);
-        const double g = guaranteeShare(qs.allocated + qs.min_waiting_request, qs.spec.guaranteed);
-        for (const auto& [v, share] : st_.overGuaranteeQueues())
-          if (v != q && (g <= 1.0 || mayTakeBackPastGuarantee(g_before, g, share))) return true;
-      }
-    }
-    return false;
+    // The smallest waiting request (slot by slot) bounds every waiting gang's sources: a
+    // smaller request only adds some.
+    return qs.has_waiting && hasReclaimSource(st_, q, qs.min_waiting_request);
   }
 
   // Records what a release of capacity could change for q's waiting gang g.

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "queueing/candidate_pool.h"
-#include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
+#include "queueing/preemption_rules.h"
 #include "queueing/statement.h"
 #include "queueing/terminating_wait.h"
 
@@ -94,9 +94,6 @@ class Search {
         qs_(st.queues[static_cast<std::size_t>(q_)]) {
     for (std::size_t i = 0; i < counts.size(); ++i)
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
-    share_before_ = dominantShare(qs_.allocated, qs_.fair_share);
-    g_before_ = guaranteeShare(qs_.allocated, qs_.spec.guaranteed);
-    share_after_ = dominantShare(qs_.allocated + request_, qs_.fair_share);
   }
 
   PreemptionPlan run() {
@@ -133,7 +130,7 @@ class Search {
             "{} running gangs it could preempt were admitted this cycle; they may be "
             "preempted from the next one",
             admitted_now_);
-      } else if (share_after_ > 1.0 && over_elsewhere_ > 0) {
+      } else if (overFairShareToReclaim(st_, q_, request_)) {
         plan.reason = PendingReason::OverFairShare;
         plan.failure = PreemptFailureKind::NoCandidates;
       } else {
@@ -277,7 +274,8 @@ class Search {
     if (qs_.spec.within_queue == WithinQueuePreemption::LowerPriority) {
       for (GangId v : qs_.running) {
         const GangState& vs = st_.gangs[v];
-        if (vs.spec.priority >= gs_.spec.priority || !offersCapacity(vs)) continue;
+        if (!mayPreemptWithinQueue(qs_, gs_.spec.priority, vs.spec.priority) || !offersCapacity(vs))
+          continue;
         if (!runLongEnough(vs, qs_, now_, protected_until_)) {
           ++protected_;
           continue;
@@ -287,8 +285,6 @@ class Search {
     }
     // Reclaim (only while the preemptor's queue ends within its fair share), then taking
     // back a guarantee.
-    for (const auto& [vq, share] : st_.overShareQueues())
-      if (vq != q_) ++over_elsewhere_;
     sources_ = reclaimSources(st_, q_, request_);
     for (QueueId vq : sources_) reclaimFrom(vq);
     // owned_ is complete: point at its candidates too, as the last run (sorted later).
@@ -383,7 +379,7 @@ class Search {
     return false;
   }
 
-  // The fairness rules, checked on the final set (a shrink and an eviction of the same
+  // The rules on the final set (preemption_rules.h) (a shrink and an eviction of the same
   // gang count once, as the eviction).
   std::string checkRules(std::vector<std::size_t>& chosen) {
     // An eviction makes the same gang's shrink redundant.
@@ -399,7 +395,7 @@ class Search {
       kept.push_back(j);
     }
     chosen = kept;
-    std::vector<std::pair<QueueId, ResourceVector>> freed;  // by queue
+    FreedByQueue freed;
     for (std::size_t j : chosen) {
       const Candidate& c = nth(j);
       const ResourceVector amount = c.victim.whole ? st_.gangs[c.victim.gang].held : c.frees;
@@ -410,60 +406,7 @@ class Search {
       else
         it->second += amount;
     }
-    ResourceVector own_after = qs_.allocated + request_;
-    for (const auto& [vq, amount] : freed)
-      if (vq == q_) own_after -= amount;
-    const double q_after = dominantShare(own_after, qs_.fair_share);
-    // Capacity the preemptor's queue is guaranteed is its own: taking it back from a
-    // queue that borrowed it may leave that queue further below its fair share than the
-    // preemptor's ends (gangs are indivisible), and still no loop can follow, since the
-    // preemptor's queue ends within its fair share and nobody reclaims from such a queue.
-    const double g_after = guaranteeShare(own_after, qs_.spec.guaranteed);
-    const bool within_guarantee = g_after <= 1.0 + 1e-12;
-    for (const auto& [vq, amount] : freed) {
-      const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
-      if (vq == q_) {
-        if (std::max(q_after, 1.0) > std::max(share_before_, 1.0) + 1e-12)
-          return fmt::format(
-              "preempting lower priority gangs would take queue {} from {:.3f} to "
-              "{:.3f} of its fair share",
-              qs_.spec.name, share_before_, q_after);
-        continue;
-      }
-      const double v_before = dominantShare(v.allocated, v.fair_share);
-      const double v_after = dominantShare(v.allocated - amount, v.fair_share);
-      // A queue within its fair share loses only borrowed work, and only to one taking
-      // back its guarantee: ending within it, or above it (gangs are indivisible) by less
-      // than the victim's queue was above its own.
-      const double v_g_before = guaranteeShare(v.allocated, v.spec.guaranteed);
-      const bool borrowed = v_g_before > 1.0;
-      if (v_before <= 1.0 &&
-          !(borrowed &&
-            (within_guarantee || mayTakeBackPastGuarantee(g_before_, g_after, v_g_before))))
-        return fmt::format(
-            "queue {} holds no more than its fair share and queue {} would end above its "
-            "guarantee",
-            v.spec.name, qs_.spec.name);
-      // The preemptor may also end above a victim's queue that keeps all of its own
-      // guarantee: gangs are indivisible, so the victim's queue may drop further below its
-      // fair share than the preemptor's ends, yet holding its whole guarantee it has
-      // nothing to take back, and the preemptor's queue, within its fair share, is no
-      // reclaim victim. (Not a queue guaranteed nothing: evicting its 8-GPU gang for a
-      // 1-GPU job would strand 7 GPUs that neither queue could then use.)
-      const bool keeps_guarantee =
-          !v.spec.guaranteed.isZero() &&
-          guaranteeShare(v.allocated - amount, v.spec.guaranteed) >= 1.0 - 1e-12;
-      if (q_after > 1.0 + 1e-12 ||
-          (q_after > v_after + 1e-12 && !within_guarantee && !keeps_guarantee) ||
-          !(v_after < v_before))
-        return fmt::format(
-            "reclaiming from queue {} would leave it at {:.3f} of its fair share{} "
-            "and queue {} at {:.3f}: the preemptor must not end above the victim",
-            v.spec.name, v_after,
-            v.spec.guaranteed.isZero() || keeps_guarantee ? "" : " and below its guarantee",
-            qs_.spec.name, q_after);
-    }
-    return "";
+    return brokenPreemptionRule(st_, q_, request_, freed);
   }
 
   EngineState& st_;
@@ -475,9 +418,6 @@ class Search {
   QueueId q_;
   const QueueState& qs_;
   ResourceVector request_;
-  double share_before_ = 0;
-  double g_before_ = 0;  // the preemptor's queue's guarantee share before the gang
-  double share_after_ = 0;
   // Candidates collected by this search (within its queue, or all without a pool).
   std::vector<Candidate> owned_;
   // Every candidate (in owned_ or in the pool, which no search changes while it runs), in
@@ -493,42 +433,13 @@ class Search {
   std::vector<NodeId> touched_;
   std::size_t protected_ = 0;
   Seconds protected_until_ = kNever;
-  std::size_t over_elsewhere_ = 0;  // other queues above their fair share
-  std::vector<QueueId> sources_;    // reclaimSources() of this search
-  std::size_t admitted_now_ = 0;    // useful victims skipped: admitted this cycle
+  std::vector<QueueId> sources_;  // reclaimSources() of this search
+  std::size_t admitted_now_ = 0;  // useful victims skipped: admitted this cycle
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
 };
 
 }  // namespace
-
-std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request) {
-  const QueueState& qs = st.queues[static_cast<std::size_t>(q)];
-  std::vector<QueueId> out;
-  if (!qs.spec.reclaim) return out;
-  const double after = dominantShare(qs.allocated + request, qs.fair_share);
-  if (after > 1.0) return out;
-  for (const auto& [vq, share] : st.overShareQueues())
-    if (vq != q && share > after) out.push_back(vq);
-  // Taking back its guarantee: the queue ends within its fair share, so it may take
-  // borrowed work from queues above their guarantee even when none is above its fair
-  // share (free capacity fragmented across nodes). Ending above its own guarantee (gangs
-  // are indivisible), it takes only from queues further above theirs than it ends.
-  const double g_before = guaranteeShare(qs.allocated, qs.spec.guaranteed);
-  const double g_after = guaranteeShare(qs.allocated + request, qs.spec.guaranteed);
-  if (g_after > 1.0 && !(g_before < 1.0)) return out;
-  // Both lists are sorted by queue rank (name), so a merge skips the queues already taken.
-  const std::size_t reclaimed = out.size();
-  std::size_t next = 0;
-  for (const auto& [vq, share] : st.overGuaranteeQueues()) {
-    const auto rank = st.queues[static_cast<std::size_t>(vq)].rank;
-    while (next < reclaimed && st.queues[static_cast<std::size_t>(out[next])].rank < rank) ++next;
-    if (vq == q || (next < reclaimed && out[next] == vq)) continue;
-    if (g_after > 1.0 && !mayTakeBackPastGuarantee(g_before, g_after, share)) continue;
-    out.push_back(vq);
-  }
-  return out;
-}
 
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
                               Seconds now, CandidatePool* pool) {

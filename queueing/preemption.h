@@ -36,37 +36,13 @@ struct PreemptionPlan {
   std::vector<QueueId> sources;
 };
 
-// The queues other than q whose running gangs a gang of q requesting `request` may take
-// capacity from, under the reclaim and take-back rules below (the within-queue rule
-// aside): reclaims first, then take-backs, each in queue rank order.
-std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request);
-
-// Taking back a guarantee while ending above it (gangs are indivisible): a queue at
-// `before` of its guarantee, ending at `after`, may take from a queue at `victim` of its
-// own only if it was below its guarantee and ends less far above it than the victim's
-// queue is (docs/scheduling.md, rule 4).
-inline bool mayTakeBackPastGuarantee(double before, double after, double victim) {
-  return before < 1.0 && after < victim;
-}
-
 // Looks for the fewest, cheapest victims whose capacity lets gang `g` (at `counts`) be
-// placed, under these rules (docs/scheduling.md proves they admit no ping-pong):
-//  - within its queue (withinQueue: LowerPriority), running gangs of lower priority;
-//  - reclaim (reclaim: true), running gangs of other queues above their fair share, when
-//    the preemptor's queue ends at or below its own fair share;
-//  - taking back a guarantee (reclaim: true), running gangs of other queues above their
-//    guarantee, when the preemptor's queue ends within both its guarantee and its fair
-//    share, or, below its guarantee before the gang, within its fair share and less far
-//    above its guarantee than the victim's queue is above its own (free capacity
-//    fragmented across nodes can leave a queue below its guarantee while no queue is above
-//    its fair share);
-//  - never a gang with preemptible: false, nor one that ran less than its queue's
-//    minRuntimeSeconds, nor one admitted in the current cycle;
-//  - shrinking elastic gangs toward their minimum comes before evicting any whole gang;
-//  - checked again on the final victim set: the preemptor's queue ends no further above
-//    its fair share than any victim's queue ends (waived when the preemptor's queue ends
-//    within its guarantee: it takes back what it lent; and for a victim's queue that keeps
-//    all of a guarantee: gangs are indivisible), and every victim's queue loses share.
+// placed. Who may be a victim, and what the final set must satisfy, are the rules of
+// preemption_rules.h (docs/scheduling.md proves they admit no ping-pong); the search
+// releases the candidates in cost order (cheaper(), candidate_pool.h: shrinks before
+// evictions) until the gang fits, then drops every victim it can, most expensive first,
+// and checks the rules on what is left. Capacity terminating pods hold is counted on,
+// never chosen.
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
 // `pool` (candidate_pool.h), when given, supplies the reclaim candidates of each source
 // queue as built once for the cycle; null collects them afresh. Same plan either way.

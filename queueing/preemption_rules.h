@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "queueing/engine_state.h"
+
+namespace troupe::queueing {
+
+// The preemption rules of docs/scheduling.md ("Preemption and reclaim" and "The rule that
+// makes it loop-free"), each stated once. The search (preemption.h) applies them; the
+// memo (engine_memo.h) asks the same functions whether a queue could preempt at all and
+// whether a failed search still fails, so a rule changed here changes all three.
+
+// Within a queue (withinQueue: LowerPriority): a running gang of lower priority than the
+// preemptor's.
+bool mayPreemptWithinQueue(const QueueState& q, std::int32_t preemptor_priority,
+                           std::int32_t victim_priority);
+
+// Whether running gang `v` may be a victim at all at `now`: preemptible, and ran at least
+// its queue's minRuntimeSeconds (else `protected_until` is lowered to when it will have).
+bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now, Seconds& protected_until);
+
+// Whether running gang `v` has a pod that is not terminating: one whose pods are all
+// terminating offers nothing (and is not counted as protected either).
+bool offersCapacity(const GangState& v);
+
+// Taking back a guarantee while ending above it (gangs are indivisible): a queue at
+// `before` of its guarantee, ending at `after`, may take from a queue at `victim` of its
+// own only if it was below its guarantee and ends less far above it than the victim's
+// queue is (rule 4).
+inline bool mayTakeBackPastGuarantee(double before, double after, double victim) {
+  return before < 1.0 && after < victim;
+}
+
+// The queues other than q whose running gangs a gang of q requesting `request` may take
+// capacity from (reclaim: true):
+//  - reclaim: queues above their fair share, further above it than q ends, when q ends
+//    within its own fair share;
+//  - taking back a guarantee: queues above their guarantee, when q ends within its fair
+//    share and either within its guarantee, or, below it before the gang, less far above
+//    it than the source queue is above its own.
+// Reclaims first, then take-backs, each in queue rank order.
+std::vector<QueueId> reclaimSources(EngineState& st, QueueId q, const ResourceVector& request);
+// Whether reclaimSources() would name any queue.
+bool hasReclaimSource(EngineState& st, QueueId q, const ResourceVector& request);
+
+// Why a gang that found no candidate waits with OverFairShare: its queue would end above
+// its fair share while some other queue is above its own, so it may not reclaim.
+bool overFairShareToReclaim(EngineState& st, QueueId q, const ResourceVector& request);
+
+// The capacity a victim set frees, summed by the victims' queues.
+using FreedByQueue = std::vector<std::pair<QueueId, ResourceVector>>;
+
+// The rules checked on the final victim set of a gang of queue q requesting `request`
+// (rules 1 to 4, and the within-queue rule): "" when they hold, else the rule broken, as
+// the waiting gang's detail.
+std::string brokenPreemptionRule(const EngineState& st, QueueId q, const ResourceVector& request,
+                                 const FreedByQueue& freed);
+
+}  // namespace troupe::queueing
