@@ -62,7 +62,7 @@ const SourceCandidates& CandidatePool::of(const EngineState& st, QueueId vq, Sec
   if (by_queue_.size() < st.queues.size()) by_queue_.resize(st.queues.size());
   SourceCandidates& s = by_queue_[i];
   const bool holds = s.built && s.running_version == st.queues[i].running_version &&
-                     s.node_epoch == st.node_epoch && now < s.protected_until &&
+                     s.node_epoch == st.versions.nodes && now < s.protected_until &&
                      (s.cycle == st.cycle || s.admitted_now.empty());
   if (!holds) build(st, vq, now, s);
   return s;
@@ -73,7 +73,7 @@ void CandidatePool::build(const EngineState& st, QueueId vq, Seconds now, Source
   const QueueState& vqs = st.queues[static_cast<std::size_t>(vq)];
   out.built = true;
   out.running_version = vqs.running_version;
-  out.node_epoch = st.node_epoch;
+  out.node_epoch = st.versions.nodes;
   out.cycle = st.cycle;
   out.candidates.clear();
   out.on_usable.clear();

@@ -21,18 +21,6 @@
 namespace troupe::queueing {
 namespace {
 
-bool waitsForCapacity(PendingReason r) {
-  switch (r) {
-    case PendingReason::NoPlacement:
-    case PendingReason::OverFairShare:
-    case PendingReason::WaitingForReclaim:
-    case PendingReason::BlockedByStarvingJob:
-    case PendingReason::Reserved:
-    case PendingReason::Preempted: return true;
-    default: return false;
-  }
-}
-
 struct HeapEntry {
   double key;
   std::int32_t neg_priority;
@@ -71,8 +59,8 @@ class Cycle {
   // ---- memos kept across cycles ----------------------------------------------------
 
   void startMemos() {
-    if (st_.memo_node_epoch != st_.node_epoch) {
-      st_.memo_node_epoch = st_.node_epoch;
+    if (st_.memo_node_epoch != st_.versions.nodes) {
+      st_.memo_node_epoch = st_.versions.nodes;
       st_.static_ok.clear();
       st_.static_bad.clear();
     }
@@ -81,20 +69,20 @@ class Cycle {
       st_.preempt_memo.clear();
       ++st_.preempt_generation;
       st_.protection_expiry = kNever;
-    } else if (st_.preempt_alloc_version != st_.alloc_version) {
+    } else if (st_.preempt_alloc_version != st_.versions.alloc) {
       // Allocations or shares moved: keep only the failures that provably still fail.
       ++st_.preempt_epoch;
       // Released capacity clears them all below.
-      if (st_.memo_release_version == st_.release_version) keepFailuresThatStillFail();
+      if (st_.memo_release_version == st_.versions.release) keepFailuresThatStillFail();
     }
     // Answers found from here on hold for the allocations as they are now; a change, even
     // later in this cycle, is checked at the start of the next.
-    st_.preempt_alloc_version = st_.alloc_version;
-    if (st_.memo_release_version != st_.release_version) {
+    st_.preempt_alloc_version = st_.versions.alloc;
+    if (st_.memo_release_version != st_.versions.release) {
       // Capacity grew since the last cycle: recompute, kind by kind, how many pods fit now
       // (one pass over the nodes each) instead of forgetting every answer, so the queues
       // none of whose kinds can fit yet stay clean.
-      st_.memo_release_version = st_.release_version;
+      st_.memo_release_version = st_.versions.release;
       st_.fit_memo.forEach([&](KindId kind, MemoEntry& entry) {
         const MemoKey& key = st_.kinds[static_cast<std::size_t>(kind)];
         const KindCapacity c =
@@ -146,8 +134,8 @@ class Cycle {
 
   // Capacity grew for someone since the memos were filled: forget their failures.
   void syncMemos() {
-    if (st_.memo_release_version == st_.release_version) return;
-    st_.memo_release_version = st_.release_version;
+    if (st_.memo_release_version == st_.versions.release) return;
+    st_.memo_release_version = st_.versions.release;
     st_.fit_memo.clear();
     st_.blocked_memo.clear();
     st_.preempt_memo.clear();
@@ -185,7 +173,7 @@ class Cycle {
       moved = moved || !(fair == shares[i]);
       fair = shares[i];
     }
-    if (moved) ++st_.alloc_version;  // shares are inputs of preemption and ordering
+    if (moved) ++st_.versions.alloc;  // shares are inputs of preemption and ordering
   }
 
   // How far a leaf queue is above its fair share, counting decayed usage: the dominant
@@ -407,9 +395,9 @@ class Cycle {
   // like placements; successes until the next change of any node's free capacity.
   bool fitsIgnoringReservations(GangId g, const std::vector<std::int32_t>& counts,
                                 const PlaceOptions& o) {
-    if (st_.blocked_fits_version != st_.capacity_version) {
+    if (st_.blocked_fits_version != st_.versions.capacity) {
       st_.blocked_fits.clear();
-      st_.blocked_fits_version = st_.capacity_version;
+      st_.blocked_fits_version = st_.versions.capacity;
       ++memo_writes_;
     }
     const KindId kind = memoKind(g, o);
@@ -557,7 +545,7 @@ class Cycle {
   // counted on is counted afresh next cycle, so memos that relied on it are voided.
   void givePledgesBack() {
     for (const Pledge& p : pledges_) st_.releaseOnNode(p.node, p.held.requests, p.held.gpus);
-    if (counted_on_terminating_ && pledges_.empty()) ++st_.release_version;
+    if (counted_on_terminating_ && pledges_.empty()) ++st_.versions.release;
     pledges_.clear();
   }
 
@@ -602,8 +590,8 @@ class Cycle {
       kept.push_back(std::move(r));
     }
     if (kept.size() != st_.reservations.size()) {
-      ++st_.release_version;
-      ++st_.reservation_version;
+      ++st_.versions.release;
+      ++st_.versions.reservations;
     }
     st_.reservations = std::move(kept);
   }
@@ -633,8 +621,8 @@ class Cycle {
     for (NodeId n : it->nodes)
       if (st_.nodes[n].reserved_for == g) st_.nodes[n].reserved_for = kNoGang;
     st_.reservations.erase(it);
-    ++st_.release_version;  // its nodes are open to others again
-    ++st_.reservation_version;
+    ++st_.versions.release;  // its nodes are open to others again
+    ++st_.versions.reservations;
     syncMemos();
   }
 
@@ -808,9 +796,9 @@ class Cycle {
     friend bool operator==(const AnswerStamp&, const AnswerStamp&) = default;
   };
   AnswerStamp answerStamp() const {
-    return AnswerStamp{memo_writes_,         st_.release_version,     st_.alloc_version,
-                       st_.capacity_version, st_.reservation_version, st_.preempt_generation,
-                       st_.preempt_epoch,    st_.node_epoch,          st_.reservations.size()};
+    return AnswerStamp{memo_writes_,          st_.versions.release,      st_.versions.alloc,
+                       st_.versions.capacity, st_.versions.reservations, st_.preempt_generation,
+                       st_.preempt_epoch,     st_.versions.nodes,        st_.reservations.size()};
   }
 
   // Whether a gang of this ask may share answers, as far as its entry tells: one pod set,
@@ -894,7 +882,7 @@ class Cycle {
     // and keeps the mark: it is examined in the first cycle with one free. (One ending
     // reservation sent every queue with a starving waiter back, 164 of 1,000 at the
     // benchmark's base, though the first of them took the free reservation again.)
-    if (qs.starving_waiters && qs.seen_reservation_version != st_.reservation_version &&
+    if (qs.starving_waiters && qs.seen_reservation_version != st_.versions.reservations &&
         static_cast<int>(st_.reservations.size()) < st_.policy.max_reservations)
       return false;
     if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
@@ -913,7 +901,7 @@ class Cycle {
     if (preempt_moved && searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
       return false;
     // Capacity was released: only matters if one of its waiting kinds fits now.
-    if (qs.seen_release != st_.release_version) {
+    if (qs.seen_release != st_.versions.release) {
       if (!qs.release_proof) return false;
       for (const auto& [kind, count] : qs.kinds) {
         const MemoEntry* e = st_.fit_memo.find(kind);
@@ -924,7 +912,7 @@ class Cycle {
     // preempt now, or because this cycle's searches are spent, must still be looked at
     // once it can. Its failed answers may be gone from the memo, so nothing else would
     // send it back (another queue rising above its fair share does not).
-    qs.seen_release = st_.release_version;
+    qs.seen_release = st_.versions.release;
     return true;
   }
 
@@ -1017,7 +1005,7 @@ class Cycle {
         // while it runs (an admission or eviction in this queue, capacity released by a
         // preemption) marks the queue for another look next cycle.
         qs.dirty = false;
-        qs.seen_release = st_.release_version;
+        qs.seen_release = st_.versions.release;
         qs.seen_preempt_generation = st_.preempt_generation;
         qs.seen_preempt_epoch = st_.preempt_epoch;
         qs.preempt_voided = false;
@@ -1028,7 +1016,7 @@ class Cycle {
         qs.release_proof = true;
         qs.has_waiting = false;
         qs.starving_waiters = false;
-        qs.seen_reservation_version = st_.reservation_version;
+        qs.seen_reservation_version = st_.versions.reservations;
         qs.counts_on_terminating = false;
         qs.seen_terminating_version = st_.terminating.version();
       }
@@ -1234,7 +1222,7 @@ Decisions runCycle(EngineState& st, Seconds now) {
   out.now = now;
   // Scan tallies are kept within one cycle only: between cycles nodes and gangs change
   // through paths the capacity log does not cover.
-  st.forgetScanTallies();
+  st.scan_tallies.forget();
   Cycle cycle(st, now, out);
   cycle.run();
   return out;

@@ -1,25 +1,12 @@
 #include "queueing/engine_state.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "common/check.h"
 #include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 
 namespace troupe::queueing {
-
-bool PendingOrder::operator()(GangId a, GangId b) const {
-  const GangSpec& x = (*gangs)[a].spec;
-  const GangSpec& y = (*gangs)[b].spec;
-  if (x.priority != y.priority) return x.priority > y.priority;
-  if (x.submit_time != y.submit_time) return x.submit_time < y.submit_time;
-  return x.name < y.name;
-}
-
-bool NameOrder::operator()(GangId a, GangId b) const {
-  return (*gangs)[a].spec.name < (*gangs)[b].spec.name;
-}
 
 bool FifoOrder::operator()(GangId a, GangId b) const {
   const GangSpec& x = (*gangs)[a].spec;
@@ -31,11 +18,7 @@ bool FifoOrder::operator()(GangId a, GangId b) const {
 EngineState::EngineState(Policy p)
     : policy(std::move(p)),
       fifo(FifoOrder{&gangs}),
-      candidate_pool(std::make_unique<CandidatePool>()) {
-  // Class 0: no selector, no affinity, no tolerations.
-  classes.push_back(ConstraintClass{});
-  class_ids.emplace("", 0);
-}
+      candidate_pool(std::make_unique<CandidatePool>()) {}
 
 EngineState::~EngineState() = default;
 
@@ -45,129 +28,11 @@ std::int32_t EngineState::levelIndex(const std::string& level_key) const {
   return -1;
 }
 
-namespace {
-
-const char* opName(SelectorOperator op) {
-  switch (op) {
-    case SelectorOperator::In: return "In";
-    case SelectorOperator::NotIn: return "NotIn";
-    case SelectorOperator::Exists: return "Exists";
-    case SelectorOperator::DoesNotExist: return "DoesNotExist";
-  }
-  return "?";
-}
-
-// A canonical text of a shape's constraints: equal constraints give equal keys.
-std::string constraintKey(const PodShape& shape) {
-  if (shape.node_selector.empty() && shape.affinity.empty() && shape.tolerations.empty()) return "";
-  std::string key;
-  Labels sel = shape.node_selector;
-  std::sort(sel.begin(), sel.end());
-  for (const auto& [k, v] : sel) key += "s\x1f" + k + "\x1f" + v + "\x1e";
-  std::vector<std::string> parts;
-  for (const auto& req : shape.affinity) {
-    std::vector<std::string> values = req.values;
-    std::sort(values.begin(), values.end());
-    std::string p = "a\x1f" + req.key + "\x1f" + opName(req.op);
-    for (const auto& v : values) p += "\x1f" + v;
-    parts.push_back(std::move(p));
-  }
-  for (const auto& t : shape.tolerations) {
-    std::string p = "t\x1f" + t.key + "\x1f" + (t.op == TolerationOperator::Exists ? "E" : "=") +
-                    "\x1f" + t.value + "\x1f" +
-                    (t.effect ? std::to_string(static_cast<int>(*t.effect)) : "*");
-    parts.push_back(std::move(p));
-  }
-  std::sort(parts.begin(), parts.end());
-  for (const auto& p : parts) key += p + "\x1e";
-  return key;
-}
-
-const std::string* labelValue(const Labels& labels, const std::string& key) {
-  for (const auto& [k, v] : labels)
-    if (k == key) return &v;
-  return nullptr;
-}
-
-bool tolerates(const Toleration& t, const Taint& taint) {
-  if (t.effect && *t.effect != taint.effect) return false;
-  if (t.key.empty()) return t.op == TolerationOperator::Exists;
-  if (t.key != taint.key) return false;
-  return t.op == TolerationOperator::Exists || t.value == taint.value;
-}
-
-}  // namespace
-
-bool nodeAllows(const NodeSpec& node, const PodShape& shape) {
-  for (const auto& [k, v] : shape.node_selector) {
-    const std::string* have = labelValue(node.labels, k);
-    if (have == nullptr || *have != v) return false;
-  }
-  for (const auto& req : shape.affinity) {
-    const std::string* have = labelValue(node.labels, req.key);
-    const bool listed = have != nullptr &&
-                        std::find(req.values.begin(), req.values.end(), *have) != req.values.end();
-    switch (req.op) {
-      case SelectorOperator::In:
-        if (!listed) return false;
-        break;
-      case SelectorOperator::NotIn:
-        if (listed) return false;
-        break;
-      case SelectorOperator::Exists:
-        if (have == nullptr) return false;
-        break;
-      case SelectorOperator::DoesNotExist:
-        if (have != nullptr) return false;
-        break;
-    }
-  }
-  for (const auto& taint : node.taints) {
-    if (taint.effect == TaintEffect::PreferNoSchedule) continue;
-    const bool ok = std::any_of(shape.tolerations.begin(), shape.tolerations.end(),
-                                [&](const Toleration& t) { return tolerates(t, taint); });
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::int32_t EngineState::classFor(const PodShape& shape) {
-  std::string key = constraintKey(shape);
-  auto it = class_ids.find(key);
-  if (it != class_ids.end()) return it->second;
-  const auto id = static_cast<std::int32_t>(classes.size());
-  ConstraintClass c;
-  c.exemplar = shape;
-  c.exemplar.requests = ResourceVector{};
-  classes.push_back(std::move(c));
-  class_ids.emplace(std::move(key), id);
-  return id;
-}
-
-const ConstraintClass& EngineState::eligibility(std::int32_t cls) {
-  ConstraintClass& c = classes[static_cast<std::size_t>(cls)];
-  if (c.epoch == node_epoch) return c;
-  c.epoch = node_epoch;
-  c.eligible.clear();
-  c.allows.assign(nodes.size(), 0);
-  c.allows_every_usable = true;
-  for (NodeId n = 0; n < nodes.size(); ++n) {
-    if (!nodes[n].usable()) continue;
-    if (!nodeAllows(nodes[n].spec, c.exemplar)) {
-      c.allows_every_usable = false;
-      continue;
-    }
-    c.allows[n] = 1;
-    c.eligible.push_back(n);
-  }
-  return c;
-}
-
 void EngineState::refreshIndexes() {
   if (nodes_dirty) {
     nodes_dirty = false;
-    ++node_epoch;
-    ++release_version;
+    ++versions.nodes;
+    ++versions.release;
     // What no node could ever hold may fit a changed node, and a queue whose gangs only
     // failed that way has no waiting kinds for the released capacity to wake it: every
     // queue is examined again.
@@ -178,10 +43,7 @@ void EngineState::refreshIndexes() {
     std::sort(nodes_by_rank.begin(), nodes_by_rank.end(),
               [&](NodeId a, NodeId b) { return nodes[a].spec.name < nodes[b].spec.name; });
     for (std::uint32_t r = 0; r < nodes_by_rank.size(); ++r) nodes[nodes_by_rank[r]].rank = r;
-    chunk_free_gpus.assign((nodes.size() + kNodeChunk - 1) / kNodeChunk, 0);
-    block_free_gpus.clear();  // sized and filled once the runs are
-    for (std::size_t c = 0; c < chunk_free_gpus.size(); ++c) refreshChunk(c);
-    refreshBlocks();
+    refreshNodeRuns();
     for (std::size_t l = 0; l < kMaxLevels; ++l) domains[l] = Domains{};
     usable_free = ResourceVector{};
     usable_capacity = ResourceVector{};
@@ -238,58 +100,10 @@ void EngineState::refreshIndexes() {
   }
 }
 
-void EngineState::refreshChunk(std::size_t chunk) {
-  std::int32_t most = 0;
-  const std::size_t end = std::min<std::size_t>((chunk + 1) * kNodeChunk, nodes.size());
-  for (std::size_t n = chunk * kNodeChunk; n < end; ++n)
-    most = std::max(most, static_cast<std::int32_t>(std::popcount(nodes[n].free_gpus)));
-  chunk_free_gpus[chunk] = most;
-  if (chunk / kChunksPerBlock < block_free_gpus.size()) refreshBlock(chunk / kChunksPerBlock);
-}
-
-void EngineState::refreshBlock(std::size_t block) {
-  const std::size_t begin = block * kChunksPerBlock;
-  const std::size_t end = std::min<std::size_t>(begin + kChunksPerBlock, chunk_free_gpus.size());
-  std::int32_t most = 0;
-  for (std::size_t c = begin; c < end; ++c) most = std::max(most, chunk_free_gpus[c]);
-  block_free_gpus[block] = most;
-}
-
-void EngineState::refreshBlocks() {
-  block_free_gpus.assign((chunk_free_gpus.size() + kChunksPerBlock - 1) / kChunksPerBlock, 0);
-  for (std::size_t b = 0; b < block_free_gpus.size(); ++b) refreshBlock(b);
-}
-
-std::size_t EngineState::skipFullChunks(const std::vector<NodeId>& eligible, std::size_t i,
-                                        std::int64_t gpus) const {
-  while (i < eligible.size()) {
-    // A block whose most is too low is skipped whole; otherwise the node's run, if its
-    // most is too low. A block's most bounds its runs', so this lands where skipping run
-    // by run would.
-    NodeId next_run;
-    if (blockCannotHold(eligible[i], gpus))
-      next_run = (eligible[i] / kBlockNodes + 1) * kBlockNodes;
-    else if (chunkCannotHold(eligible[i], gpus))
-      next_run = (eligible[i] / kNodeChunk + 1) * kNodeChunk;
-    else
-      break;
-    // `eligible` holds distinct node ids in order, so at most next_run - eligible[i] of
-    // them lie below next_run: the next run starts within that many places of i, and
-    // exactly there when every node from eligible[i] to next_run is eligible (the usual
-    // case, checked first: a search of even 16 places costs mispredicted branches in
-    // every run skipped).
-    const std::size_t bound =
-        std::min(eligible.size(), i + static_cast<std::size_t>(next_run - eligible[i]));
-    if (bound < eligible.size() && eligible[bound] == next_run) {
-      i = bound;
-      continue;
-    }
-    i = static_cast<std::size_t>(
-        std::lower_bound(eligible.begin() + static_cast<std::ptrdiff_t>(i),
-                         eligible.begin() + static_cast<std::ptrdiff_t>(bound), next_run) -
-        eligible.begin());
-  }
-  return i;
+void EngineState::refreshNodeRuns() {
+  std::vector<std::uint64_t> free_gpus(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) free_gpus[n] = nodes[n].free_gpus;
+  node_runs.rebuild(free_gpus);
 }
 
 void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
@@ -297,13 +111,13 @@ void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t 
   TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
   // Only a node that had its run's most free GPUs can lower that most.
-  const bool had_most = n / kNodeChunk < chunk_free_gpus.size() &&
-                        std::popcount(node.free_gpus) >= chunk_free_gpus[n / kNodeChunk];
+  const bool had_most = node_runs.holdsMost(n, node.free_gpus);
   node.free -= req;
   node.free_gpus &= ~gpus;
-  if (had_most && gpus != 0) refreshChunk(n / kNodeChunk);
-  capacity_log.push_back(n);
-  ++capacity_version;
+  if (had_most && gpus != 0)
+    node_runs.lowered(n, nodes.size(), [&](NodeId m) { return nodes[m].free_gpus; });
+  scan_tallies.capacity_log.push_back(n);
+  ++versions.capacity;
   ++node.pods;
   if (node.usable()) usable_free -= req;
 }
@@ -315,24 +129,17 @@ void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
   node.free += req;
   node.free_gpus |= gpus & node.all_gpus;
-  if (n / kNodeChunk < chunk_free_gpus.size()) {
-    auto& most = chunk_free_gpus[n / kNodeChunk];
-    most = std::max(most, static_cast<std::int32_t>(std::popcount(node.free_gpus)));
-    if (n / kBlockNodes < block_free_gpus.size()) {
-      auto& block_most = block_free_gpus[n / kBlockNodes];
-      block_most = std::max(block_most, most);
-    }
-  }
-  capacity_log.push_back(n);
-  ++capacity_version;
-  ++release_version;
+  node_runs.raised(n, node.free_gpus);
+  scan_tallies.capacity_log.push_back(n);
+  ++versions.capacity;
+  ++versions.release;
   --node.pods;
   if (node.usable()) usable_free += req;
 }
 
 const std::vector<std::pair<QueueId, double>>& EngineState::overShareQueues() {
-  if (over_share_version == alloc_version) return over_share;
-  over_share_version = alloc_version;
+  if (over_share_version == versions.alloc) return over_share;
+  over_share_version = versions.alloc;
   over_share.clear();
   for (QueueId q : queues_by_rank) {
     const QueueState& qs = queues[static_cast<std::size_t>(q)];
@@ -344,8 +151,8 @@ const std::vector<std::pair<QueueId, double>>& EngineState::overShareQueues() {
 }
 
 const std::vector<std::pair<QueueId, double>>& EngineState::overGuaranteeQueues() {
-  if (over_guarantee_version == alloc_version) return over_guarantee;
-  over_guarantee_version = alloc_version;
+  if (over_guarantee_version == versions.alloc) return over_guarantee;
+  over_guarantee_version = versions.alloc;
   over_guarantee.clear();
   for (QueueId q : queues_by_rank) {
     const QueueState& qs = queues[static_cast<std::size_t>(q)];
@@ -357,7 +164,7 @@ const std::vector<std::pair<QueueId, double>>& EngineState::overGuaranteeQueues(
 }
 
 void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
-  ++alloc_version;
+  ++versions.alloc;
   markDirty(q);
   while (q >= 0) {
     QueueState& qs = queues[static_cast<std::size_t>(q)];
@@ -365,16 +172,6 @@ void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
     TROUPE_CHECK(!qs.allocated.anyNegative(), "queue {} allocation went negative", qs.spec.name);
     q = qs.parent;
   }
-}
-
-NameKey nameKey(const std::string& name) {
-  auto word = [&](std::size_t from) {
-    std::uint64_t w = 0;
-    for (std::size_t i = from; i < from + 8; ++i)
-      w = (w << 8) | (i < name.size() ? static_cast<unsigned char>(name[i]) : 0u);
-    return w;
-  };
-  return NameKey{word(0), word(8)};
 }
 
 KindId EngineState::kindOf(const MemoKey& key) {

@@ -10,15 +10,15 @@ namespace {
 class Placer {
  public:
   Placer(EngineState& st, GangId g, const PlaceOptions& o) : st_(st), g_(g), o_(o) {
-    if (st_.scratch_stamp.size() < st_.nodes.size()) {
-      st_.scratch_stamp.resize(st_.nodes.size(), 0);
-      st_.scratch_free.resize(st_.nodes.size());
-      st_.scratch_gpus.resize(st_.nodes.size());
+    if (st_.placer_scratch.stamp.size() < st_.nodes.size()) {
+      st_.placer_scratch.stamp.resize(st_.nodes.size(), 0);
+      st_.placer_scratch.free.resize(st_.nodes.size());
+      st_.placer_scratch.gpus.resize(st_.nodes.size());
     }
-    ++st_.scratch_epoch;
-    if (st_.scratch_epoch == 0) {  // wrapped: forget every stamp
-      std::fill(st_.scratch_stamp.begin(), st_.scratch_stamp.end(), 0);
-      st_.scratch_epoch = 1;
+    ++st_.placer_scratch.epoch;
+    if (st_.placer_scratch.epoch == 0) {  // wrapped: forget every stamp
+      std::fill(st_.placer_scratch.stamp.begin(), st_.placer_scratch.stamp.end(), 0);
+      st_.placer_scratch.epoch = 1;
     }
   }
 
@@ -41,11 +41,11 @@ class Placer {
   // The capacity left on node n, after the pods this placement already put there.
   ResourceVector& free(NodeId n) {
     load(n);
-    return st_.scratch_free[n];
+    return st_.placer_scratch.free[n];
   }
   std::uint64_t& gpus(NodeId n) {
     load(n);
-    return st_.scratch_gpus[n];
+    return st_.placer_scratch.gpus[n];
   }
 
   std::int64_t podsFit(NodeId n, const ResourceVector& req, std::int64_t cap) {
@@ -123,11 +123,11 @@ class Placer {
 
  private:
   void load(NodeId n) {
-    if (st_.scratch_stamp[n] == st_.scratch_epoch) return;
-    st_.scratch_stamp[n] = st_.scratch_epoch;
+    if (st_.placer_scratch.stamp[n] == st_.placer_scratch.epoch) return;
+    st_.placer_scratch.stamp[n] = st_.placer_scratch.epoch;
     const NodeState& node = st_.nodes[n];
-    st_.scratch_free[n] = o_.empty_cluster ? node.spec.allocatable : node.free;
-    st_.scratch_gpus[n] = o_.empty_cluster ? node.all_gpus : node.free_gpus;
+    st_.placer_scratch.free[n] = o_.empty_cluster ? node.spec.allocatable : node.free;
+    st_.placer_scratch.gpus[n] = o_.empty_cluster ? node.all_gpus : node.free_gpus;
   }
 
   // Levels to try, narrowest domain first; -1 is the whole cluster.
@@ -149,32 +149,33 @@ class Placer {
   // null when this placement cannot use one: a scan tally assumes no node is blocked but
   // for not being eligible, so it needs free capacity (not an empty cluster), no domain
   // restriction and no reservation anywhere.
-  EngineState::ScanTally* tallyFor(KindId kind, std::int64_t want, const ConstraintClass& cls,
-                                   const ResourceVector& req) {
+  ScanTally* tallyFor(KindId kind, std::int64_t want, const ConstraintClass& cls,
+                      const ResourceVector& req) {
     if (!st_.policy.share_placement_scans || kind == kNoKind || o_.empty_cluster ||
         o_.only_level >= 0 || !st_.reservations.empty() || st_.nodes_dirty)
       return nullptr;
-    EngineState::ScanTally* t = nullptr;
-    for (auto& candidate : st_.scan_tallies)
+    ScanTally* t = nullptr;
+    for (auto& candidate : st_.scan_tallies.tallies)
       if (candidate.kind == kind && candidate.want == want &&
-          candidate.node_epoch == st_.node_epoch)
+          candidate.node_epoch == st_.versions.nodes)
         t = &candidate;
     // A tally with more changes to apply than there are nodes is scanned again.
-    bool rescan = t == nullptr || st_.capacity_log.size() - t->log_pos > st_.nodes.size();
+    bool rescan =
+        t == nullptr || st_.scan_tallies.capacity_log.size() - t->log_pos > st_.nodes.size();
     if (t == nullptr) {
-      if (st_.scan_tallies.size() < EngineState::kScanTallies) {
-        t = &st_.scan_tallies.emplace_back();
+      if (st_.scan_tallies.tallies.size() < ScanTallies::kMax) {
+        t = &st_.scan_tallies.tallies.emplace_back();
       } else {
         t = &*std::min_element(
-            st_.scan_tallies.begin(), st_.scan_tallies.end(),
+            st_.scan_tallies.tallies.begin(), st_.scan_tallies.tallies.end(),
             [](const auto& a, const auto& b) { return a.last_use < b.last_use; });
       }
     }
     if (rescan) {
       t->kind = kind;
       t->want = want;
-      t->node_epoch = st_.node_epoch;
-      t->log_pos = st_.capacity_log.size();
+      t->node_epoch = st_.versions.nodes;
+      t->log_pos = st_.scan_tallies.capacity_log.size();
       t->pods.assign(st_.nodes.size(), 0);
       t->total = 0;
       for (std::int32_t l : levels_) {
@@ -184,8 +185,8 @@ class Placer {
       }
       scan(cls, req, want, t->pods.data(), t->total, t->domain_pods, nullptr);
     }
-    for (; t->log_pos < st_.capacity_log.size(); ++t->log_pos) {
-      const NodeId n = st_.capacity_log[t->log_pos];
+    for (; t->log_pos < st_.scan_tallies.capacity_log.size(); ++t->log_pos) {
+      const NodeId n = st_.scan_tallies.capacity_log[t->log_pos];
       if (n >= cls.allows.size() || !cls.allows[n]) continue;
       const std::int64_t k = podsFitUntouched(n, req, want);
       const std::int64_t delta = k - t->pods[n];
@@ -200,7 +201,7 @@ class Placer {
           t->domain_pods[static_cast<std::size_t>(l)][static_cast<std::size_t>(d)] += delta;
       }
     }
-    t->last_use = ++st_.scan_tally_clock;
+    t->last_use = ++st_.scan_tallies.clock;
     return t;
   }
 
@@ -223,8 +224,8 @@ class Placer {
     // On free capacity, runs of nodes none of which has the GPUs of one pod are skipped.
     const std::int64_t skip_below = o_.empty_cluster ? 0 : req[kGpu];
     const auto& eligible = cls.eligible;
-    for (std::size_t i = st_.skipFullChunks(eligible, 0, skip_below); i < eligible.size();
-         i = st_.skipFullChunks(eligible, i + 1, skip_below)) {
+    for (std::size_t i = st_.node_runs.skipFullChunks(eligible, 0, skip_below); i < eligible.size();
+         i = st_.node_runs.skipFullChunks(eligible, i + 1, skip_below)) {
       const NodeId n = eligible[i];
       if (blockedIfUsable(n)) continue;
       const std::int64_t k = podsFitUntouched(n, req, want);
@@ -246,7 +247,7 @@ class Placer {
     const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
     const ResourceVector& req = st_.requestOf(g_, ps);
     // A gang of one pod set carries its kind: one scan serves every gang of the kind.
-    const EngineState::ScanTally* tally =
+    const ScanTally* tally =
         gs.spec.pod_sets.size() == 1 ? tallyFor(gs.kind, want, cls, req) : nullptr;
     std::vector<std::pair<NodeId, std::int64_t>> cand;
     std::int64_t total = 0;
@@ -257,12 +258,12 @@ class Placer {
     } else {
       for (std::int32_t l : levels_) {
         if (l < 0) continue;
-        auto& acc = st_.scratch_domain_pods[static_cast<std::size_t>(l)];
+        auto& acc = st_.placer_scratch.domain_pods[static_cast<std::size_t>(l)];
         acc.assign(st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
       }
       cand.reserve(cls.eligible.size());
-      scan(cls, req, want, nullptr, total, st_.scratch_domain_pods, &cand);
-      domain_pods = &st_.scratch_domain_pods;
+      scan(cls, req, want, nullptr, total, st_.placer_scratch.domain_pods, &cand);
+      domain_pods = &st_.placer_scratch.domain_pods;
     }
     // How many of `want` pods node n holds, from the tally or afresh.
     auto holds = [&](NodeId n) -> std::int64_t {
@@ -346,10 +347,10 @@ class Placer {
       need += st_.requestOf(g_, ps) * counts[static_cast<std::size_t>(ps)];
 
     auto attempt = [&](const std::vector<NodeId>& domain_nodes) -> bool {
-      ++st_.scratch_epoch;  // a fresh overlay for each attempt
-      if (st_.scratch_epoch == 0) {
-        std::fill(st_.scratch_stamp.begin(), st_.scratch_stamp.end(), 0);
-        st_.scratch_epoch = 1;
+      ++st_.placer_scratch.epoch;  // a fresh overlay for each attempt
+      if (st_.placer_scratch.epoch == 0) {
+        std::fill(st_.placer_scratch.stamp.begin(), st_.placer_scratch.stamp.end(), 0);
+        st_.placer_scratch.epoch = 1;
       }
       std::vector<Pod> pods;
       for (std::int32_t ps : order) {
@@ -414,8 +415,8 @@ KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVecto
   std::int64_t total = 0;
   constexpr std::int64_t kMany = std::int64_t{1} << 40;
   const auto& eligible = st.eligibility(cls).eligible;
-  for (std::size_t i = st.skipFullChunks(eligible, 0, request[kGpu]); i < eligible.size();
-       i = st.skipFullChunks(eligible, i + 1, request[kGpu])) {
+  for (std::size_t i = st.node_runs.skipFullChunks(eligible, 0, request[kGpu]); i < eligible.size();
+       i = st.node_runs.skipFullChunks(eligible, i + 1, request[kGpu])) {
     const NodeId n = eligible[i];
     const NodeState& node = st.nodes[n];
     if (!node.usable() || node.reserved_for != kNoGang) continue;

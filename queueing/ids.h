@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -10,5 +11,11 @@ using GangId = std::uint32_t;
 using NodeId = std::uint32_t;
 using QueueId = std::int32_t;
 inline constexpr GangId kNoGang = std::numeric_limits<GangId>::max();
+
+// A time no cycle reaches (in Seconds, snapshot.h): a deadline that never comes.
+inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+// Topology levels the engine indexes (Policy::topology_levels beyond these are ignored).
+inline constexpr std::size_t kMaxLevels = 4;
 
 }  // namespace troupe::queueing

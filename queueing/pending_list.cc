@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "common/check.h"
-#include "queueing/engine_state.h"
+#include "queueing/gang_state.h"
+#include "queueing/name_key.h"
 
 namespace troupe::queueing {
 namespace {

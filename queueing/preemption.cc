@@ -37,8 +37,8 @@ class FitCounter {
     // Nodes of runs with too few free GPUs hold 0 pods, as per_node_ already says.
     const auto& eligible =
         st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).eligible;
-    for (std::size_t i = st.skipFullChunks(eligible, 0, req_[kGpu]); i < eligible.size();
-         i = st.skipFullChunks(eligible, i + 1, req_[kGpu]))
+    for (std::size_t i = st.node_runs.skipFullChunks(eligible, 0, req_[kGpu]); i < eligible.size();
+         i = st.node_runs.skipFullChunks(eligible, i + 1, req_[kGpu]))
       refresh(eligible[i]);
   }
 
@@ -326,7 +326,7 @@ class Search {
   // is useful exactly when it has a pod on a usable node.
   bool mayUseEveryUsableNode() const {
     return std::any_of(gs_.classes.begin(), gs_.classes.end(), [&](std::int32_t cls) {
-      return st_.classes[static_cast<std::size_t>(cls)].allows_every_usable;
+      return st_.constraint_classes[cls].allows_every_usable;
     });
   }
 

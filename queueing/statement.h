@@ -16,7 +16,7 @@ namespace troupe::queueing {
 class Statement {
  public:
   explicit Statement(EngineState& st)
-      : st_(st), release_version_(st.release_version), capacity_version_(st.capacity_version) {}
+      : st_(st), release_version_(st.versions.release), capacity_version_(st.versions.capacity) {}
   ~Statement() { rollbackTo(0); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -38,8 +38,8 @@ class Statement {
     }
     if (ops_.empty()) {
       // Everything undone: capacity is as it was, so caches keyed on it stay valid.
-      st_.release_version = release_version_;
-      st_.capacity_version = capacity_version_;
+      st_.versions.release = release_version_;
+      st_.versions.capacity = capacity_version_;
     }
   }
 

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "queueing/decisions.h"
+#include "queueing/ids.h"
+#include "queueing/placement_memo.h"
+#include "queueing/resource_vector.h"
+#include "queueing/shared_text.h"
+#include "queueing/snapshot.h"
+
+namespace troupe::queueing {
+
+// One running pod: pod set, node, GPU indices held (bit i = GPU i).
+struct Pod {
+  std::int32_t pod_set = 0;
+  NodeId node = 0;
+  std::uint64_t gpus = 0;
+  // Deleted by the caller, still holding its capacity (PodPlacement::terminating).
+  bool terminating = false;
+};
+
+// Why a pending gang waits, in compact form; turned into a PendingExplanation on output.
+// Only what belongs to the gang: its queue's numbers (guaranteed, allocated, limit, fair
+// share) are read from the queue when the explanation is built. They move with every
+// admission into the queue and every change of demand anywhere, and a copy here would make
+// each such move a new explanation for every gang waiting in the queue (31,000 of them in
+// one cycle at 100 queues of 1,000 gangs) with nothing changed about why they wait.
+struct Why {
+  PendingReason reason = PendingReason::NoPlacement;
+  std::string blocking;      // the gang it waits behind, if any
+  std::int32_t level = -1;   // topology level of `domain`, -1: the cluster
+  std::int32_t domain = -1;  // the largest free domain
+  std::int64_t domain_pods = 0;
+  std::int32_t dominant = 0;  // resource slot
+  SharedText detail;          // shared with the remembered preemption failure it came from
+  friend bool operator==(const Why&, const Why&) = default;
+  // The same apart from the largest free domain. That domain moves with the free capacity
+  // for every gang waiting for room of the kinds that fit there, whose reason stays the
+  // same: a sixth to a third of the gangs a settled cycle named in the engine benchmark.
+  // Like the queue's numbers, it is news to be refreshed now and then, not a new
+  // explanation to report at once.
+  bool sameApartFromDomain(const Why& o) const {
+    return reason == o.reason && dominant == o.dominant && blocking == o.blocking &&
+           detail == o.detail;
+  }
+};
+
+// Whether a gang waiting for this reason waits for capacity (rather than for its queue,
+// a limit or a node that could never hold it): elastic growth waits while any does.
+bool waitsForCapacity(PendingReason r);
+
+struct GangState {
+  GangSpec spec;
+  std::vector<std::int32_t> classes;  // constraint class per pod set
+  QueueId queue = -1;
+  // One pod set: its placement kind (class, topology, pod request); kNoKind otherwise.
+  KindId kind = kNoKind;
+  bool present = false;
+  bool running = false;
+  Seconds start_time = 0;
+  std::vector<Pod> pods;             // running pods
+  std::vector<std::int32_t> counts;  // running pods per pod set
+  ResourceVector min_request;        // all pod sets at min_count
+  ResourceVector full_request;       // all pod sets at count
+  ResourceVector held;               // running: requests of its pods
+  // Invariant: how many of `pods` are terminating. A gang with one is no eviction
+  // candidate (what it holds is partly on its way back already), and only its other pods
+  // may be shrunk.
+  std::int32_t terminating = 0;
+  Why why;
+  bool why_reported = false;
+  std::int64_t evicted_cycle = -1;
+  // The cycle that admitted it: a gang is never a victim in the cycle that admitted it.
+  std::int64_t admitted_cycle = -1;
+  bool elastic() const {
+    for (const auto& ps : spec.pod_sets)
+      if (ps.min_count < ps.count) return true;
+    return false;
+  }
+};
+
+// Admission order within a queue, as PendingList keeps it: priority (high first), submit
+// time, name.
+struct PendingOrder {
+  const std::vector<GangState>* gangs;
+  bool operator()(GangId a, GangId b) const {
+    const GangSpec& x = (*gangs)[a].spec;
+    const GangSpec& y = (*gangs)[b].spec;
+    if (x.priority != y.priority) return x.priority > y.priority;
+    if (x.submit_time != y.submit_time) return x.submit_time < y.submit_time;
+    return x.name < y.name;
+  }
+};
+
+// Gangs by name.
+struct NameOrder {
+  const std::vector<GangState>* gangs;
+  bool operator()(GangId a, GangId b) const {
+    return (*gangs)[a].spec.name < (*gangs)[b].spec.name;
+  }
+};
+
+}  // namespace troupe::queueing
