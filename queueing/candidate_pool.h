@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "queueing/engine_state.h"
-#include "queueing/preemption.h"
+#include "queueing/victim.h"
 
 namespace troupe::queueing {
 

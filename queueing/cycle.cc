@@ -2,11 +2,7 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <queue>
-#include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "common/check.h"
 #include "queueing/candidate_pool.h"
@@ -15,23 +11,14 @@
 #include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
 #include "queueing/preemption_rules.h"
+#include "queueing/queue_limits.h"
+#include "queueing/queue_turn.h"
+#include "queueing/state_reports.h"
 #include "queueing/terminating_wait.h"
 #include "queueing/walk_answers.h"
 
 namespace troupe::queueing {
 namespace {
-
-struct HeapEntry {
-  double key;
-  std::int32_t neg_priority;
-  std::uint32_t rank;
-  QueueId queue;
-  bool operator>(const HeapEntry& o) const {
-    if (key != o.key) return key > o.key;
-    if (neg_priority != o.neg_priority) return neg_priority > o.neg_priority;
-    return rank > o.rank;
-  }
-};
 
 class Cycle {
  public:
@@ -176,26 +163,6 @@ class Cycle {
     if (moved) ++st_.versions.alloc;  // shares are inputs of preemption and ordering
   }
 
-  // How far a leaf queue is above its fair share, counting decayed usage: the dominant
-  // share of (1-w)*allocated + w*usage. Lower goes first.
-  double orderKey(const QueueState& q) const {
-    const double w = std::clamp(st_.policy.usage_weight, 0.0, 1.0);
-    double key = 0;
-    for (std::size_t r = 0; r < kMaxResources; ++r) {
-      const double eff = (1 - w) * static_cast<double>(q.allocated[r]) +
-                         w * static_cast<double>(q.spec.decayed_usage[r]);
-      if (eff <= 0) continue;
-      const double fair = q.fair_share[r] > 0 ? static_cast<double>(q.fair_share[r]) : 0.5;
-      key = std::max(key, eff / fair);
-    }
-    return key;
-  }
-
-  HeapEntry entryFor(QueueId q) const {
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    return HeapEntry{orderKey(qs), -qs.spec.priority, qs.rank, q};
-  }
-
   Seconds maxWait(const QueueState& q) const {
     return q.spec.max_wait_seconds.value_or(st_.policy.default_max_wait_seconds);
   }
@@ -203,14 +170,6 @@ class Cycle {
   bool starving(GangId g) const {
     const GangState& gs = st_.gangs[g];
     return now_ - gs.spec.submit_time >= maxWait(st_.queues[static_cast<std::size_t>(gs.queue)]);
-  }
-
-  bool withinLimit(QueueId q, const ResourceVector& more) const {
-    for (; q >= 0; q = st_.queues[static_cast<std::size_t>(q)].parent) {
-      const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-      if (!(qs.allocated + more).fitsIn(qs.spec.limit)) return false;
-    }
-    return true;
   }
 
   // ---- explanations ------------------------------------------------------------------
@@ -653,7 +612,7 @@ class Cycle {
     const QueueId q = gs.queue;
     Why why = baseWhy(g);
     if (gs.evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
-    if (!withinLimit(q, gs.min_request)) {
+    if (!withinLimits(st_, q, gs.min_request)) {
       why.reason = PendingReason::QueueAtLimit;
       setWhy(g, why);
       return false;
@@ -665,7 +624,7 @@ class Cycle {
     fillCounts(g);
     const std::vector<std::int32_t>& full = full_;
     const std::vector<std::int32_t>& least = least_;
-    if (full != least && withinLimit(q, gs.full_request)) {
+    if (full != least && withinLimits(st_, q, gs.full_request)) {
       Placement p = place(g, full, o, st_.fit_memo);
       if (p.ok) {
         admit(g, std::move(p.pods));
@@ -983,13 +942,13 @@ class Cycle {
   static constexpr std::size_t kAhead = 8;
 
   void runFairShare() {
-    std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap;
+    std::priority_queue<QueueTurn, std::vector<QueueTurn>, std::greater<>> heap;
     const std::size_t nq = st_.queues.size();
     std::vector<std::uint8_t> started(nq, 0);
     std::vector<std::string> blocked_by(nq);
     for (QueueId q : st_.queues_by_rank) {
       const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-      if (qs.leaf() && !qs.pending.empty()) heap.push(entryFor(q));
+      if (qs.leaf() && !qs.pending.empty()) heap.push(queueTurn(st_, q));
     }
     while (!heap.empty()) {
       const QueueId q = heap.top().queue;
@@ -1071,7 +1030,7 @@ class Cycle {
         if (!st_.policy.backfill && waitsForCapacity(gs.why.reason))
           blocked_by[qi] = st_.gangName(g);
       }
-      if (admitted && qs.pending.peek() != kNoGang) heap.push(entryFor(q));
+      if (admitted && qs.pending.peek() != kNoGang) heap.push(queueTurn(st_, q));
     }
     for (std::size_t qi = 0; qi < nq; ++qi)
       if (started[qi]) st_.queues[qi].pending.endWalk();
@@ -1089,7 +1048,7 @@ class Cycle {
         setWhy(g, why);
         continue;
       }
-      if (!withinLimit(gs.queue, gs.min_request)) {
+      if (!withinLimits(st_, gs.queue, gs.min_request)) {
         why.reason = PendingReason::QueueAtLimit;
         setWhy(g, why);
         head = gs.spec.name;
@@ -1099,7 +1058,7 @@ class Cycle {
       o.self = g;
       const auto full = fullCounts(g);
       const auto least = minCounts(g);
-      if (full != least && withinLimit(gs.queue, gs.full_request)) {
+      if (full != least && withinLimits(st_, gs.queue, gs.full_request)) {
         Placement p = placeGang(st_, g, full, o);
         if (p.ok) {
           admit(g, std::move(p.pods));
@@ -1128,7 +1087,7 @@ class Cycle {
   // Grows running elastic gangs toward their full size when nobody waits for capacity:
   // queues in fair-share order, gangs in admission order.
   void grow() {
-    std::vector<std::pair<HeapEntry, GangId>> growers;
+    std::vector<std::pair<QueueTurn, GangId>> growers;
     for (QueueId q : st_.queues_by_rank) {
       const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
       if (!qs.leaf()) continue;
@@ -1137,7 +1096,7 @@ class Cycle {
         bool below = false;
         for (std::size_t i = 0; i < gs.counts.size(); ++i)
           below = below || gs.counts[i] < gs.spec.pod_sets[i].count;
-        if (below) growers.emplace_back(entryFor(q), g);
+        if (below) growers.emplace_back(queueTurn(st_, q), g);
       }
     }
     PendingOrder by_gang{&st_.gangs};
@@ -1157,7 +1116,7 @@ class Cycle {
     for (std::size_t ps = 0; ps < gs.spec.pod_sets.size(); ++ps) {
       const ResourceVector& req = gs.spec.pod_sets[ps].shape->requests;
       std::int32_t extra = gs.spec.pod_sets[ps].count - gs.counts[ps];
-      while (extra > 0 && !withinLimit(gs.queue, req * extra)) --extra;
+      while (extra > 0 && !withinLimits(st_, gs.queue, req * extra)) --extra;
       PlaceOptions o;
       o.self = g;
       if (gs.spec.topology.mode == TopologyMode::Required && !gs.pods.empty()) {
@@ -1226,68 +1185,6 @@ Decisions runCycle(EngineState& st, Seconds now) {
   Cycle cycle(st, now, out);
   cycle.run();
   return out;
-}
-
-PodPlacement toPlacement(const EngineState& st, const Pod& pod) {
-  PodPlacement p;
-  p.pod_set = pod.pod_set;
-  p.node = st.nodes[pod.node].spec.name;
-  p.terminating = pod.terminating;
-  for (int i = 0; i < 64; ++i)
-    if ((pod.gpus >> i) & 1) p.gpus.push_back(i);
-  return p;
-}
-
-PendingExplanation explain(const EngineState& st, GangId g) {
-  const GangState& gs = st.gangs[g];
-  const Why& w = gs.why;
-  PendingExplanation e;
-  e.gang = gs.spec.name;
-  e.queue = gs.spec.queue;
-  e.reason = w.reason;
-  switch (w.dominant) {
-    case kGpu: e.dominant_resource = "nvidia.com/gpu"; break;
-    case kCpu: e.dominant_resource = "cpu"; break;
-    case kMemory: e.dominant_resource = "memory"; break;
-    default: e.dominant_resource = fmt::format("extended-{}", w.dominant);
-  }
-  // The queue's numbers as they are now, not as they were when the reason was found.
-  if (gs.queue >= 0) {
-    const QueueState& q = st.queues[static_cast<std::size_t>(gs.queue)];
-    const auto dom = static_cast<std::size_t>(w.dominant);
-    e.queue_guaranteed = q.spec.guaranteed[dom];
-    e.queue_allocated = q.allocated[dom];
-    e.queue_limit = q.spec.limit[dom];
-    e.queue_fair_share = q.fair_share[dom];
-  }
-  e.request = gs.min_request;
-  e.largest_free_domain_pods = w.domain_pods;
-  if (w.level >= 0 && w.domain >= 0 &&
-      static_cast<std::size_t>(w.domain) <
-          st.domains[static_cast<std::size_t>(w.level)].names.size())
-    e.largest_free_domain =
-        st.domains[static_cast<std::size_t>(w.level)].names[static_cast<std::size_t>(w.domain)];
-  e.blocking_gang = w.blocking;
-  e.detail = w.detail.str();
-  return e;
-}
-
-QueueStatus statusOf(const EngineState& st, QueueId q) {
-  const QueueState& qs = st.queues[static_cast<std::size_t>(q)];
-  QueueStatus s;
-  s.queue = qs.spec.name;
-  s.fair_share = qs.fair_share;
-  s.allocated = qs.allocated;
-  std::function<ResourceVector(QueueId)> demand = [&](QueueId x) {
-    const QueueState& xs = st.queues[static_cast<std::size_t>(x)];
-    if (xs.leaf()) return xs.demand;
-    ResourceVector d;
-    for (QueueId c : xs.children) d += demand(c);
-    return d;
-  };
-  s.demand = demand(q);
-  s.dominant_share = dominantShare(qs.allocated, qs.fair_share);
-  return s;
 }
 
 }  // namespace troupe::queueing

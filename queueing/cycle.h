@@ -10,9 +10,4 @@ namespace troupe::queueing {
 // reservations, then elastic growth, then explanations. Applies its own decisions.
 Decisions runCycle(EngineState& st, Seconds now);
 
-// Output helpers shared with the Engine queries.
-PodPlacement toPlacement(const EngineState& st, const Pod& pod);
-PendingExplanation explain(const EngineState& st, GangId g);
-QueueStatus statusOf(const EngineState& st, QueueId q);
-
 }  // namespace troupe::queueing

@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "queueing/cycle.h"
 #include "queueing/engine_state.h"
+#include "queueing/state_reports.h"
 #include "queueing/validation.h"
 
 namespace troupe::queueing {

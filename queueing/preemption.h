@@ -5,17 +5,11 @@
 #include <vector>
 
 #include "queueing/engine_state.h"
+#include "queueing/victim.h"
 
 namespace troupe::queueing {
 
 class CandidatePool;
-
-struct Victim {
-  GangId gang = kNoGang;
-  bool whole = true;              // evict the gang; false: remove `pods` (shrink)
-  std::vector<std::size_t> pods;  // indexes into the victim's pods, when shrinking
-  PreemptionReason reason = PreemptionReason::Reclaim;
-};
 
 struct PreemptionPlan {
   bool ok = false;
