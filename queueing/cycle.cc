@@ -4,31 +4,27 @@
 #include <functional>
 #include <queue>
 
-#include "common/check.h"
-#include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
-#include "queueing/placement_memo.h"
 #include "queueing/preemption.h"
-#include "queueing/preemption_rules.h"
 #include "queueing/queue_limits.h"
 #include "queueing/queue_turn.h"
 #include "queueing/state_reports.h"
 #include "queueing/terminating_wait.h"
-#include "queueing/walk_answers.h"
 
 namespace troupe::queueing {
 namespace {
 
 class Cycle {
  public:
-  Cycle(EngineState& st, Seconds now, Decisions& out) : st_(st), now_(now), out_(out) {}
+  Cycle(EngineState& st, AnswerMemo& memo, Seconds now, Decisions& out)
+      : st_(st), memo_(memo), now_(now), out_(out) {}
 
   void run() {
     st_.refreshIndexes();
     if (st_.shares_dirty) computeShares();
     restoreReservations();
-    startMemos();
+    memo_.startCycle(st_, now_);
     st_.terminating.forgetClaims();
     if (st_.policy.kind == PolicyKind::Fifo) {
       runFifo();
@@ -43,92 +39,6 @@ class Cycle {
   }
 
  private:
-  // ---- memos kept across cycles ----------------------------------------------------
-
-  void startMemos() {
-    if (st_.memo_node_epoch != st_.versions.nodes) {
-      st_.memo_node_epoch = st_.versions.nodes;
-      st_.static_ok.clear();
-      st_.static_bad.clear();
-    }
-    // A protected victim came of age: earlier searches may now succeed.
-    if (now_ >= st_.protection_expiry) {
-      st_.preempt_memo.clear();
-      ++st_.preempt_generation;
-      st_.protection_expiry = kNever;
-    } else if (st_.preempt_alloc_version != st_.versions.alloc) {
-      // Allocations or shares moved: keep only the failures that provably still fail.
-      ++st_.preempt_epoch;
-      // Released capacity clears them all below.
-      if (st_.memo_release_version == st_.versions.release) keepFailuresThatStillFail();
-    }
-    // Answers found from here on hold for the allocations as they are now; a change, even
-    // later in this cycle, is checked at the start of the next.
-    st_.preempt_alloc_version = st_.versions.alloc;
-    if (st_.memo_release_version != st_.versions.release) {
-      // Capacity grew since the last cycle: recompute, kind by kind, how many pods fit now
-      // (one pass over the nodes each) instead of forgetting every answer, so the queues
-      // none of whose kinds can fit yet stay clean.
-      st_.memo_release_version = st_.versions.release;
-      st_.fit_memo.forEach([&](KindId kind, MemoEntry& entry) {
-        const MemoKey& key = st_.kinds[static_cast<std::size_t>(kind)];
-        const KindCapacity c =
-            kindCapacity(st_, key.cls, key.request, static_cast<TopologyMode>(key.mode), key.level);
-        entry.min_failing = c.max_pods + 1;
-        entry.level = c.level;
-        entry.domain = c.domain;
-        entry.domain_pods = c.domain_pods;
-      });
-      st_.blocked_memo.clear();
-      st_.preempt_memo.clear();
-      ++st_.preempt_generation;
-    }
-  }
-
-  // Drops the remembered preemption failures that a move of allocations or fair shares
-  // (with no capacity released: that clears them all) may have turned into successes, and
-  // marks their queues for another look (PreemptFailureKind says what stays failed).
-  void keepFailuresThatStillFail() {
-    for (auto it = st_.preempt_memo.begin(); it != st_.preempt_memo.end();) {
-      if (stillFails(it->first, it->second)) {
-        ++it;
-        continue;
-      }
-      st_.queues[static_cast<std::size_t>(queueOfPreemptKey(it->first))].preempt_voided = true;
-      it = st_.preempt_memo.erase(it);
-    }
-  }
-
-  bool stillFails(std::uint64_t key, const PreemptFailure& f) {
-    const QueueId queue = queueOfPreemptKey(key);
-    const QueueState& qs = st_.queues[static_cast<std::size_t>(queue)];
-    if (!qs.present) return false;
-    // The fewest pods the answer covers: more pods ask more and get no more candidates.
-    const ResourceVector request =
-        st_.kinds[static_cast<std::size_t>(kindOfPreemptKey(key))].request * f.min_failing;
-    switch (f.kind) {
-      case PreemptFailureKind::Volatile: return false;
-      case PreemptFailureKind::Exhausted: {
-        std::vector<QueueId> now = reclaimSources(st_, queue, request);
-        std::sort(now.begin(), now.end());
-        return std::includes(f.sources.begin(), f.sources.end(), now.begin(), now.end());
-      }
-      case PreemptFailureKind::NoCandidates:
-        return !qs.dirty && overFairShareToReclaim(st_, queue, request);
-    }
-    return false;
-  }
-
-  // Capacity grew for someone since the memos were filled: forget their failures.
-  void syncMemos() {
-    if (st_.memo_release_version == st_.versions.release) return;
-    st_.memo_release_version = st_.versions.release;
-    st_.fit_memo.clear();
-    st_.blocked_memo.clear();
-    st_.preempt_memo.clear();
-    ++st_.preempt_generation;
-  }
-
   // ---- fair shares and ordering ------------------------------------------------------
 
   void computeShares() {
@@ -241,9 +151,9 @@ class Cycle {
     if (st_.policy.backfill)
       for (QueueId q : st_.queues_by_rank) {
         const QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-        if (qs.leaf() && !qs.pending.empty()) consider(qs.next_starving);
+        if (qs.leaf() && !qs.pending.empty()) consider(memo_.look(q).next_starving);
       }
-    consider(st_.protection_expiry);
+    consider(memo_.protectionExpiry());
     for (const Reservation& r : st_.reservations) consider(r.shadow_time);
     if (next != kNever) out_.next_wakeup = next;
   }
@@ -271,7 +181,7 @@ class Cycle {
     for (std::size_t i = 0; i < keyed.size(); ++i) gangs[i] = keyed[i].gang;
   }
 
-  // ---- placement with memos ----------------------------------------------------------
+  // ---- the counts of the gang being tried --------------------------------------------
 
   void fillCounts(GangId g) {
     least_.clear();
@@ -291,93 +201,6 @@ class Cycle {
     std::vector<std::int32_t> c;
     for (const auto& ps : st_.gangs[g].spec.pod_sets) c.push_back(ps.count);
     return c;
-  }
-
-  // The memo kind of a single-pod-set gang, or kNoKind when its outcome is not shareable.
-  KindId memoKind(GangId g, const PlaceOptions& o) const {
-    if (!st_.reservations.empty() && (o.backfill_end != kNever || holdsReservation(g)))
-      return kNoKind;
-    return st_.gangs[g].kind;
-  }
-
-  Placement place(GangId g, const std::vector<std::int32_t>& counts, const PlaceOptions& o,
-                  KindMemo& memo) {
-    const KindId kind = memoKind(g, o);
-    if (kind != kNoKind) {
-      const MemoEntry* e = memo.find(kind);
-      if (e != nullptr && e->min_failing <= counts[0]) {
-        Placement p;
-        p.level = e->level;
-        p.domain = e->domain;
-        p.domain_pods = e->domain_pods;
-        return p;
-      }
-    }
-    Placement p = placeGang(st_, g, counts, o);
-    if (!p.ok && kind != kNoKind) {
-      auto [e, added] = memo.tryEmplace(kind);
-      if (added || counts[0] < e->min_failing) {
-        *e = MemoEntry{counts[0], p.level, p.domain, p.domain_pods};
-        ++memo_writes_;
-      }
-    }
-    return p;
-  }
-
-  // Could the gang ever fit, on an empty cluster? Cached for the cycle.
-  bool fitsEver(GangId g, const std::vector<std::int32_t>& counts) {
-    PlaceOptions o;
-    o.self = g;
-    o.empty_cluster = true;
-    o.ignore_reservations = true;
-    // Reservations and backfill windows play no part on an empty cluster: every gang of
-    // one kind shares the answer, a reservation holder too.
-    const KindId kind = st_.gangs[g].kind;
-    if (kind != kNoKind) {
-      const MemoEntry* ok = st_.static_ok.find(kind);
-      if (ok != nullptr && ok->min_failing >= counts[0]) return true;
-      const MemoEntry* bad = st_.static_bad.find(kind);
-      if (bad != nullptr && bad->min_failing <= counts[0]) return false;
-    }
-    const bool fits = placeGang(st_, g, counts, o).ok;
-    if (kind != kNoKind) {
-      auto [e, added] = (fits ? st_.static_ok : st_.static_bad).tryEmplace(kind);
-      if (added || (fits ? counts[0] > e->min_failing : counts[0] < e->min_failing)) {
-        e->min_failing = counts[0];
-        ++memo_writes_;
-      }
-    }
-    return fits;
-  }
-
-  // Explanations only: would g fit if no capacity were reserved? Failures are memoised
-  // like placements; successes until the next change of any node's free capacity.
-  bool fitsIgnoringReservations(GangId g, const std::vector<std::int32_t>& counts,
-                                const PlaceOptions& o) {
-    if (st_.blocked_fits_version != st_.versions.capacity) {
-      st_.blocked_fits.clear();
-      st_.blocked_fits_version = st_.versions.capacity;
-      ++memo_writes_;
-    }
-    const KindId kind = memoKind(g, o);
-    if (kind != kNoKind) {
-      const MemoEntry* e = st_.blocked_fits.find(kind);
-      if (e != nullptr && e->min_failing >= counts[0]) return true;
-    }
-    const bool fits = place(g, counts, o, st_.blocked_memo).ok;
-    if (fits && kind != kNoKind) {
-      auto [e, added] = st_.blocked_fits.tryEmplace(kind);
-      if (added || counts[0] > e->min_failing) {
-        e->min_failing = counts[0];
-        ++memo_writes_;
-      }
-    }
-    return fits;
-  }
-
-  bool holdsReservation(GangId g) const {
-    return std::any_of(st_.reservations.begin(), st_.reservations.end(),
-                       [&](const Reservation& r) { return r.gang == g; });
   }
 
   // ---- decisions ---------------------------------------------------------------------
@@ -438,7 +261,7 @@ class Cycle {
       setWhy(v.gang, why);
     }
     // Capacity came free: earlier "does not fit" answers may no longer hold.
-    syncMemos();
+    memo_.capacityMayHaveGrown(st_);
     if (fitsNow(g, plan.pods)) {
       admit(g, std::move(plan.pods));
       return true;
@@ -488,12 +311,11 @@ class Cycle {
     sortByName(wait->gangs);
     wait->gangs.erase(std::unique(wait->gangs.begin(), wait->gangs.end()), wait->gangs.end());
     // What later gangs may count on moved: answers shared within the walk no longer hold.
-    ++memo_writes_;
+    memo_.noteWrite();
     counted_on_terminating_ = true;
     counted_on_by_last_ = true;
     pledges_.insert(pledges_.end(), wait->pledges.begin(), wait->pledges.end());
-    const QueueId q = st_.gangs[g].queue;
-    if (q >= 0) st_.queues[static_cast<std::size_t>(q)].counts_on_terminating = true;
+    memo_.noteCountsOnTerminating(st_.gangs[g].queue);
     why.reason = PendingReason::WaitingForReclaim;
     why.blocking = wait->gangs.empty() ? std::string() : st_.gangName(wait->gangs.front());
     why.detail = describeTerminatingWait(st_, wait->gangs);
@@ -582,7 +404,7 @@ class Cycle {
     st_.reservations.erase(it);
     ++st_.versions.release;  // its nodes are open to others again
     ++st_.versions.reservations;
-    syncMemos();
+    memo_.capacityMayHaveGrown(st_);
   }
 
   // ---- one gang ----------------------------------------------------------------------
@@ -625,13 +447,13 @@ class Cycle {
     const std::vector<std::int32_t>& full = full_;
     const std::vector<std::int32_t>& least = least_;
     if (full != least && withinLimits(st_, q, gs.full_request)) {
-      Placement p = place(g, full, o, st_.fit_memo);
+      Placement p = memo_.place(st_, g, full, o);
       if (p.ok) {
         admit(g, std::move(p.pods));
         return true;
       }
     }
-    Placement p = place(g, least, o, st_.fit_memo);
+    Placement p = memo_.place(st_, g, least, o);
     if (p.ok) {
       admit(g, std::move(p.pods));
       return true;
@@ -639,7 +461,7 @@ class Cycle {
     why.level = p.level;
     why.domain = p.domain;
     why.domain_pods = p.domain_pods;
-    if (!fitsEver(g, least)) {
+    if (!memo_.fitsEver(st_, g, least)) {
       why.reason = gs.spec.topology.mode == TopologyMode::Required
                        ? PendingReason::TopologyUnsatisfiable
                        : PendingReason::Unschedulable;
@@ -655,31 +477,29 @@ class Cycle {
       return false;
     }
     if (st_.policy.preemption) {
-      const bool known = preemptionKnownToFail(g, least, why);
+      const bool known = memo_.preemptionKnownToFail(st_, g, least, why);
       // Not searched for want of budget: its answer is unknown, so any move may change it.
-      if (!known && searches_ >= st_.policy.max_preemption_searches) markPreemptVolatile(q);
+      if (!known && searches_ >= st_.policy.max_preemption_searches) memo_.markPreemptVolatile(q);
       if (!known && searches_ < st_.policy.max_preemption_searches) {
-        PreemptionPlan plan = planPreemption(
-            st_, g, least, now_,
-            st_.policy.share_preemption_candidates ? st_.candidate_pool.get() : nullptr);
+        PreemptionPlan plan = planPreemption(st_, g, least, now_, memo_.candidatePool(st_.policy));
         if (plan.searched) ++searches_;
-        st_.protection_expiry = std::min(st_.protection_expiry, plan.protected_until);
+        memo_.noteProtectedUntil(plan.protected_until);
         if (plan.ok) return applyPlan(g, plan);
         why.reason = plan.reason;
         why.detail = plan.detail;
-        rememberPreemptionFailure(g, least, why, plan);
+        memo_.rememberPreemptionFailure(st_, g, least, why, plan);
       }
     }
     if (why.reason == PendingReason::NoPlacement && !st_.reservations.empty() &&
-        !holdsReservation(g)) {
+        !st_.holdsReservation(g)) {
       PlaceOptions ignore = o;
       ignore.ignore_reservations = true;
-      if (fitsIgnoringReservations(g, least, ignore)) {
+      if (memo_.fitsIgnoringReservations(st_, g, least, ignore)) {
         why.reason = PendingReason::BlockedByStarvingJob;
         why.blocking = firstBlockingReservation(g, least);
       }
     }
-    if (st_.policy.backfill && starving(g) && (holdsReservation(g) || reserve(g, least))) {
+    if (st_.policy.backfill && starving(g) && (st_.holdsReservation(g) || reserve(g, least))) {
       why.reason = PendingReason::Reserved;
       why.blocking.clear();
     }
@@ -691,248 +511,7 @@ class Cycle {
     return st_.reservations.empty() ? std::string() : st_.gangName(st_.reservations.front().gang);
   }
 
-  bool preemptionKnownToFail(GangId g, const std::vector<std::int32_t>& counts, Why& why) {
-    const KindId kind = memoKind(g, PlaceOptions{});
-    if (kind == kNoKind) return false;
-    auto it = st_.preempt_memo.find(preemptKey(kind, st_.gangs[g].queue));
-    if (it == st_.preempt_memo.end() || it->second.min_failing > counts[0]) return false;
-    // Rules depend on the priority within the queue; only reuse for equal priority.
-    if (it->second.priority != st_.gangs[g].spec.priority) return false;
-    why.reason = it->second.reason;
-    why.detail = it->second.detail;
-    return true;
-  }
-
-  void rememberPreemptionFailure(GangId g, const std::vector<std::int32_t>& counts, const Why& why,
-                                 PreemptionPlan& plan) {
-    const KindId kind = memoKind(g, PlaceOptions{});
-    const QueueId q = st_.gangs[g].queue;
-    if (kind == kNoKind) {
-      markPreemptVolatile(q);  // nothing remembered: nothing to check when shares move
-      return;
-    }
-    PreemptFailure f;
-    f.min_failing = counts[0];
-    f.priority = st_.gangs[g].spec.priority;
-    f.reason = why.reason;
-    f.detail = why.detail;
-    f.kind = plan.failure;
-    f.sources = std::move(plan.sources);
-    ++memo_writes_;
-    auto [it, added] = st_.preempt_memo.try_emplace(preemptKey(kind, q), f);
-    if (added) return;
-    // Another priority replaces the answer its gangs relied on: they are checked no more.
-    if (f.priority != it->second.priority) markPreemptVolatile(q);
-    if (f.priority != it->second.priority || counts[0] < it->second.min_failing)
-      it->second = std::move(f);
-  }
-
-  void markPreemptVolatile(QueueId q) {
-    if (q >= 0) st_.queues[static_cast<std::size_t>(q)].preempt_volatile = true;
-  }
-
-  // ---- answers repeated within a walk -----------------------------------------------
-  //
-  // A queue's waiting gangs repeat a few asks: at 100 queues of 1,000 gangs, each queue
-  // holds a few dozen combinations of kind, pods and priority. Two gangs of one walk that
-  // ask the same, with no runtime estimate, no reservation, not starving and not evicted
-  // this cycle, get the same answer from tryGang() while nothing it reads has moved:
-  // everything it reads for the second is a memo the first filled or read (placement,
-  // fits-on-an-empty-cluster, preemption, fits-ignoring-reservations), the queue's limits
-  // and allocation, the reservations and the preemption budget, and the first one's
-  // request, which is the second one's. So the second gets the first one's answer without
-  // its state being read beyond its explanation, which is where a walk's time went: each
-  // gang's spec and pod sets are a cache miss of their own. What tryGang() and the walk
-  // record for the first (noteWaiting, the queue's waits) the second would record again
-  // unchanged. Every write to a memo, and every move of capacity, allocation,
-  // reservations or shares, forgets the answers; so does each new stretch of a walk.
-
-  // What the answers were given under; any difference forgets them.
-  struct AnswerStamp {
-    std::uint64_t memo_writes, release, alloc, capacity, reservation, preempt_generation,
-        preempt_epoch, node_epoch;
-    std::size_t reservations;
-    friend bool operator==(const AnswerStamp&, const AnswerStamp&) = default;
-  };
-  AnswerStamp answerStamp() const {
-    return AnswerStamp{memo_writes_,          st_.versions.release,      st_.versions.alloc,
-                       st_.versions.capacity, st_.versions.reservations, st_.preempt_generation,
-                       st_.preempt_epoch,     st_.versions.nodes,        st_.reservations.size()};
-  }
-
-  // Whether a gang of this ask may share answers, as far as its entry tells: one pod set,
-  // no runtime estimate, not starving (read from the entry's submit time, so that the
-  // gang's state is not touched).
-  bool askMayShare(const PendingList::Ask& ask, const QueueState& qs) const {
-    return st_.policy.share_walk_answers && ask.kind != kNoKind && !ask.estimate &&
-           now_ - ask.submit_time < maxWait(qs);
-  }
-
-  // Whether g may share an answer with gangs that ask the same (see above).
-  bool mayShareAnswer(GangId g, const PendingList::Ask& ask, const QueueState& qs) const {
-    return askMayShare(ask, qs) && !holdsReservation(g);
-  }
-
-  // For prefetching only: whether a gang of this ask would find a shared answer now.
-  bool likelyAnswered(const PendingList::Ask& ask, const QueueState& qs) const {
-    return askMayShare(ask, qs) && answers_.find(keyOf(ask)) != nullptr;
-  }
-
-  static AskKey keyOf(const PendingList::Ask& ask) {
-    return AskKey{ask.kind, ask.min_count, ask.count, ask.priority};
-  }
-
-  // The answer an earlier gang of this stretch of the walk got for the same ask, or null.
-  const Why* sharedAnswer(const PendingList::Ask& ask) {
-    if (answers_.empty()) return nullptr;
-    if (answers_stamp_ != answerStamp()) {
-      answers_.clear();
-      return nullptr;
-    }
-    return answers_.find(keyOf(ask));
-  }
-
-  // Keeps g's answer, which tryGang() just gave, for the gangs after it that ask the same.
-  void shareAnswer(GangId g, const PendingList::Ask& ask) {
-    const AnswerStamp now = answerStamp();
-    if (answers_stamp_ != now) {
-      answers_.clear();
-      answers_stamp_ = now;
-    }
-    answers_.put(keyOf(ask), st_.gangs[g].why);
-  }
-
   // ---- the passes --------------------------------------------------------------------
-
-  // Would examining q now give what its last examination gave? Yes when none of its
-  // inputs moved: its gangs and allocation, capacity released anywhere, preemption
-  // answers, a gang of it starting to starve, a reservation it holds.
-  bool unchangedSinceLastLook(QueueId q) {
-    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    if (qs.dirty) return false;
-    if (now_ >= qs.next_starving) {
-      // A gang of it started to starve since its last examination. That changes only its
-      // claim to a reservation (tryGang), which it can make only with backfill on and a
-      // reservation free to take. Otherwise the examination would give what the last one
-      // gave, and only when the next gang starts to starve is learnt, from the pending
-      // list's own keys: with 1,000 gangs a queue, some gang of most queues starts to
-      // starve every second, and each sent its whole queue back to the walk.
-      if (st_.policy.backfill &&
-          static_cast<int>(st_.reservations.size()) < st_.policy.max_reservations)
-        return false;
-      if (!unchangedApartFromStarving(q)) return false;
-      qs.next_starving = std::min(kNever, qs.pending.nextStarving(now_, maxWait(qs)));
-      // As its examination would note for a waiting gang that starves: the next
-      // reservation to end sends the queue back (a gang that does not wait for capacity
-      // only costs that queue one more look).
-      qs.starving_waiters = true;
-      return true;
-    }
-    return unchangedApartFromStarving(q);
-  }
-
-  // The rest of unchangedSinceLastLook(): every input of q's last examination but the
-  // clock.
-  bool unchangedApartFromStarving(QueueId q) {
-    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    // A reservation ended since its last examination: a starving gang of it may get one
-    // now, but only while a reservation is free to take (Policy::max_reservations). With
-    // all of them held, reserve() would refuse every gang of it, so the queue is skipped
-    // and keeps the mark: it is examined in the first cycle with one free. (One ending
-    // reservation sent every queue with a starving waiter back, 164 of 1,000 at the
-    // benchmark's base, though the first of them took the free reservation again.)
-    if (qs.starving_waiters && qs.seen_reservation_version != st_.versions.reservations &&
-        static_cast<int>(st_.reservations.size()) < st_.policy.max_reservations)
-      return false;
-    if (std::any_of(st_.reservations.begin(), st_.reservations.end(),
-                    [&](const Reservation& r) { return st_.gangs[r.gang].queue == q; }))
-      return false;
-    // Terminating capacity: a gang of it counted on some, which is counted afresh each
-    // cycle; or some appeared that a waiting gang of it may count on.
-    if (qs.counts_on_terminating ||
-        (qs.waits && qs.seen_terminating_version != st_.terminating.version()))
-      return false;
-    // Preemption answers moved: only matters if some gang of it could preempt at all, and
-    // only while this cycle's preemption searches are not all spent.
-    const bool preempt_moved = qs.seen_preempt_generation != st_.preempt_generation ||
-                               qs.preempt_voided ||
-                               (qs.preempt_volatile && qs.seen_preempt_epoch != st_.preempt_epoch);
-    if (preempt_moved && searches_ < st_.policy.max_preemption_searches && mayPreempt(q))
-      return false;
-    // Capacity was released: only matters if one of its waiting kinds fits now.
-    if (qs.seen_release != st_.versions.release) {
-      if (!qs.release_proof) return false;
-      for (const auto& [kind, count] : qs.kinds) {
-        const MemoEntry* e = st_.fit_memo.find(kind);
-        if (e == nullptr || e->min_failing > count) return false;
-      }
-    }
-    // The preemption markers stay as they are: a queue skipped because it could not
-    // preempt now, or because this cycle's searches are spent, must still be looked at
-    // once it can. Its failed answers may be gone from the memo, so nothing else would
-    // send it back (another queue rising above its fair share does not).
-    qs.seen_release = st_.versions.release;
-    return true;
-  }
-
-  // Could any gang of q preempt, whatever the free capacity, under the rules of
-  // preemption_rules.h?
-  bool mayPreempt(QueueId q) {
-    QueueState& qs = st_.queues[static_cast<std::size_t>(q)];
-    if (qs.pending.empty()) return false;
-    // The best pending gang's priority bounds what any of them may preempt in the queue
-    // (read only where the queue's rules allow preemption within it at all).
-    if (qs.spec.within_queue != WithinQueuePreemption::Never) {
-      const std::int32_t top = st_.gangs[qs.pending.front()].spec.priority;
-      for (GangId r : qs.running)
-        if (mayPreemptWithinQueue(qs, top, st_.gangs[r].spec.priority)) return true;
-    }
-    // The smallest waiting request (slot by slot) bounds every waiting gang's sources: a
-    // smaller request only adds some.
-    return qs.has_waiting && hasReclaimSource(st_, q, qs.min_waiting_request);
-  }
-
-  // Records what a release of capacity could change for q's waiting gang g.
-  void noteWaiting(QueueState& qs, GangId g) {
-    const GangState& gs = st_.gangs[g];
-    if (waitsForCapacity(gs.why.reason)) {
-      qs.min_waiting_request = qs.has_waiting
-                                   ? ResourceVector::min(qs.min_waiting_request, gs.min_request)
-                                   : gs.min_request;
-      qs.has_waiting = true;
-    }
-    switch (gs.why.reason) {
-      case PendingReason::Unschedulable:
-      case PendingReason::TopologyUnsatisfiable:
-      case PendingReason::BlockedByQueueHead: return;  // a release does not change these
-      case PendingReason::Preempted:
-        qs.dirty = true;  // evicted this cycle and not tried yet: try it next cycle
-        return;
-      case PendingReason::NoPlacement:
-      case PendingReason::OverFairShare:
-      case PendingReason::WaitingForReclaim:
-      case PendingReason::BlockedByStarvingJob: {
-        const KindId kind = gs.kind;
-        // A starving gang may get a reservation once one ends: examine it again then.
-        if (starving(g)) qs.starving_waiters = true;
-        const bool exempt = gs.spec.runtime_estimate.has_value() || holdsReservation(g);
-        if (kind == kNoKind || exempt) {
-          qs.release_proof = false;
-          return;
-        }
-        const std::int64_t count = gs.spec.pod_sets[0].min_count;
-        for (auto& [k, c] : qs.kinds) {
-          if (k == kind) {
-            c = std::min(c, count);
-            return;
-          }
-        }
-        qs.kinds.emplace_back(kind, count);
-        return;
-      }
-      default: qs.release_proof = false; return;
-    }
-  }
 
   // The walk starts loading the state of the gang kAhead places after the next one (the
   // pending list's ahead(kAhead)). Most visits only hand a gang the answer an earlier gang
@@ -940,6 +519,11 @@ class Cycle {
   // way when the gang came up: nine ahead took a tenth off the full cycle and the slowest
   // completions at 100 queues of 1,000 gangs (docs/benchmarks.md); 7 to 17 did as well.
   static constexpr std::size_t kAhead = 8;
+
+  // For prefetching only: whether a gang of this ask would find a shared answer now.
+  bool likelyAnswered(const PendingList::Ask& ask, const QueueState& qs) const {
+    return memo_.askMayShare(st_.policy, ask, now_, maxWait(qs)) && memo_.answered(ask);
+  }
 
   void runFairShare() {
     std::priority_queue<QueueTurn, std::vector<QueueTurn>, std::greater<>> heap;
@@ -955,35 +539,18 @@ class Cycle {
       heap.pop();
       const auto qi = static_cast<std::size_t>(q);
       QueueState& qs = st_.queues[qi];
-      if (!started[qi] && st_.policy.skip_unchanged_queues && unchangedSinceLastLook(q)) {
-        someone_waits_ = someone_waits_ || qs.waits;
+      QueueLook& look = memo_.look(q);
+      if (!started[qi] && st_.policy.skip_unchanged_queues &&
+          memo_.unchanged(st_, q, now_, searches_ < st_.policy.max_preemption_searches)) {
+        someone_waits_ = someone_waits_ || look.waits;
         continue;
       }
-      if (!started[qi]) {
-        // What this examination depends on is taken as of its start: anything that moves
-        // while it runs (an admission or eviction in this queue, capacity released by a
-        // preemption) marks the queue for another look next cycle.
-        qs.dirty = false;
-        qs.seen_release = st_.versions.release;
-        qs.seen_preempt_generation = st_.preempt_generation;
-        qs.seen_preempt_epoch = st_.preempt_epoch;
-        qs.preempt_voided = false;
-        qs.preempt_volatile = false;
-        qs.waits = false;
-        qs.next_starving = kNever;
-        qs.kinds.clear();
-        qs.release_proof = true;
-        qs.has_waiting = false;
-        qs.starving_waiters = false;
-        qs.seen_reservation_version = st_.versions.reservations;
-        qs.counts_on_terminating = false;
-        qs.seen_terminating_version = st_.terminating.version();
-      }
+      if (!started[qi]) memo_.beginLook(st_, q);
       // A queue's walk resumes where it paused when it comes back after an admission.
       if (!started[qi]) qs.pending.beginWalk();
       started[qi] = 1;
       // Answers are shared within one stretch of one queue's walk only.
-      answers_.clear();
+      memo_.forgetAnswers();
       bool admitted = false;
       for (GangId g = qs.pending.next(); g != kNoGang; g = qs.pending.next()) {
         const PendingList::Ask ask = qs.pending.visitedAsk();
@@ -1002,14 +569,15 @@ class Cycle {
           setWhy(g, why);
           continue;
         }
-        const bool may_share = mayShareAnswer(g, ask, qs);
+        const bool may_share =
+            memo_.askMayShare(st_.policy, ask, now_, maxWait(qs)) && !st_.holdsReservation(g);
         if (may_share && st_.gangs[g].evicted_cycle != st_.cycle) {
-          if (const Why* shared = sharedAnswer(ask)) {
+          if (const Why* shared = memo_.sharedAnswer(st_, ask)) {
             // As below for a gang that waits, with what the first gang of the ask noted.
             setWhy(g, *shared);
-            if (waitsForCapacity(shared->reason)) qs.waits = true;
+            if (waitsForCapacity(shared->reason)) look.waits = true;
             const Seconds starves = ask.submit_time + maxWait(qs);
-            if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
+            if (starves > now_) look.next_starving = std::min(look.next_starving, starves);
             if (!st_.policy.backfill && waitsForCapacity(shared->reason))
               blocked_by[qi] = st_.gangName(g);
             continue;
@@ -1022,11 +590,12 @@ class Cycle {
         const GangState& gs = st_.gangs[g];
         // A gang that counted on terminating capacity took its share of it: the next gang
         // of its ask is tried for itself.
-        if (may_share && gs.evicted_cycle != st_.cycle && !counted_on_by_last_) shareAnswer(g, ask);
-        noteWaiting(qs, g);
-        if (waitsForCapacity(gs.why.reason)) qs.waits = true;
+        if (may_share && gs.evicted_cycle != st_.cycle && !counted_on_by_last_)
+          memo_.shareAnswer(st_, ask, gs.why);
+        memo_.noteWaiting(st_, q, g, starving(g));
+        if (waitsForCapacity(gs.why.reason)) look.waits = true;
         const Seconds starves = gs.spec.submit_time + maxWait(qs);
-        if (starves > now_) qs.next_starving = std::min(qs.next_starving, starves);
+        if (starves > now_) look.next_starving = std::min(look.next_starving, starves);
         if (!st_.policy.backfill && waitsForCapacity(gs.why.reason))
           blocked_by[qi] = st_.gangName(g);
       }
@@ -1073,7 +642,7 @@ class Cycle {
       why.level = p.level;
       why.domain = p.domain;
       why.domain_pods = p.domain_pods;
-      why.reason = fitsEver(g, least) ? PendingReason::NoPlacement
+      why.reason = memo_.fitsEver(st_, g, least) ? PendingReason::NoPlacement
                    : gs.spec.topology.mode == TopologyMode::Required
                        ? PendingReason::TopologyUnsatisfiable
                        : PendingReason::Unschedulable;
@@ -1152,6 +721,7 @@ class Cycle {
   }
 
   EngineState& st_;
+  AnswerMemo& memo_;
   Seconds now_;
   Decisions& out_;
   bool someone_waits_ = false;
@@ -1164,15 +734,11 @@ class Cycle {
   std::vector<std::pair<GangId, std::size_t>> admitted_at_;  // gang, index in admissions
   std::vector<GangId> shrunk_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
-  // Answers repeated within a walk (above): bumped by every write to a memo.
-  std::uint64_t memo_writes_ = 0;
-  WalkAnswers answers_;
-  AnswerStamp answers_stamp_{};
 };
 
 }  // namespace
 
-Decisions runCycle(EngineState& st, Seconds now) {
+Decisions runCycle(EngineState& st, AnswerMemo& memo, Seconds now) {
   Decisions out;
   ++st.cycle;
   if (now < st.last_now) now = st.last_now;  // time never runs backwards
@@ -1182,7 +748,7 @@ Decisions runCycle(EngineState& st, Seconds now) {
   // Scan tallies are kept within one cycle only: between cycles nodes and gangs change
   // through paths the capacity log does not cover.
   st.scan_tallies.forget();
-  Cycle cycle(st, now, out);
+  Cycle cycle(st, memo, now, out);
   cycle.run();
   return out;
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "common/check.h"
+#include "queueing/answer_memo.h"
 #include "queueing/cycle.h"
 #include "queueing/engine_state.h"
 #include "queueing/state_reports.h"
@@ -41,7 +43,9 @@ std::vector<std::uint64_t> groupMasks(const std::vector<std::vector<int>>& group
 
 }  // namespace
 
-Engine::Engine(Policy policy) : state_(std::make_unique<EngineState>(std::move(policy))) {}
+Engine::Engine(Policy policy)
+    : state_(std::make_unique<EngineState>(std::move(policy))),
+      memo_(std::make_unique<AnswerMemo>()) {}
 Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
@@ -165,8 +169,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
     st.runningChanged(it->second);  // minRuntimeSeconds decides its reclaim candidates
     st.shares_dirty = true;
     // Preemption rules (reclaim, withinQueue, minRuntimeSeconds) may have moved.
-    st.preempt_memo.clear();
-    ++st.preempt_generation;
+    memo_->queueSpecChanged();
     for (auto& other : st.queues) other.dirty = true;  // limits and rules may have moved
     return {};
   }
@@ -302,7 +305,7 @@ Status Engine::remove(const std::string& name) {
   return {};
 }
 
-Decisions Engine::schedule(Seconds now) { return runCycle(*state_, now); }
+Decisions Engine::schedule(Seconds now) { return runCycle(*state_, *memo_, now); }
 
 bool Engine::isPending(const std::string& gang) const {
   auto it = state_->gang_ids.find(gang);

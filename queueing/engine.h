@@ -13,6 +13,7 @@
 
 namespace troupe::queueing {
 
+class AnswerMemo;
 class EngineState;
 
 // The scheduling engine. It holds the cluster as the caller last described it (nodes,
@@ -101,6 +102,8 @@ class Engine {
 
  private:
   std::unique_ptr<EngineState> state_;
+  // Answers kept across cycles (answer_memo.h).
+  std::unique_ptr<AnswerMemo> memo_;
 };
 
 // One stateless cycle over a whole snapshot: Engine::fromSnapshot then schedule(now). No

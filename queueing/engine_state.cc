@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "common/check.h"
-#include "queueing/candidate_pool.h"
 #include "queueing/fair_share.h"
 
 namespace troupe::queueing {
@@ -15,12 +14,14 @@ bool FifoOrder::operator()(GangId a, GangId b) const {
   return x.name < y.name;
 }
 
-EngineState::EngineState(Policy p)
-    : policy(std::move(p)),
-      fifo(FifoOrder{&gangs}),
-      candidate_pool(std::make_unique<CandidatePool>()) {}
+EngineState::EngineState(Policy p) : policy(std::move(p)), fifo(FifoOrder{&gangs}) {}
 
 EngineState::~EngineState() = default;
+
+bool EngineState::holdsReservation(GangId g) const {
+  return std::any_of(reservations.begin(), reservations.end(),
+                     [&](const Reservation& r) { return r.gang == g; });
+}
 
 std::int32_t EngineState::levelIndex(const std::string& level_key) const {
   for (std::size_t i = 0; i < policy.topology_levels.size(); ++i)

@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -29,43 +28,6 @@
 #include "queueing/terminating_capacity.h"
 
 namespace troupe::queueing {
-
-// How long a failed preemption search stays failed while allocations and fair shares move
-// but no capacity is released anywhere (no pod released, node changed, reservation
-// dropped, protection ended):
-//  - Volatile: only until any allocation or fair share moves.
-//  - Exhausted: every candidate was released and the gang still did not fit. The free
-//    capacity plus the capacity of the candidates can only shrink while no capacity is
-//    released and no gang that held capacity then becomes a candidate; the latter needs a
-//    new source queue, so the failure holds while reclaimSources() for the same request
-//    stays within the recorded sources.
-//  - NoCandidates: no candidate at all, because the gang's queue would end above its fair
-//    share (reason OverFairShare). Holds while that queue would still end above its fair
-//    share, some other queue is still above its own, and the queue's own running gangs
-//    did not change (the queue is not dirty).
-enum class PreemptFailureKind : std::uint8_t { Volatile, Exhausted, NoCandidates };
-
-// A remembered failed preemption search, for gangs of one kind, queue and priority at
-// min_failing pods or more (keyed by preemptKey()).
-struct PreemptFailure {
-  std::int64_t min_failing = 0;
-  std::int32_t priority = 0;  // the priority the answer holds for
-  PendingReason reason = PendingReason::NoPlacement;
-  SharedText detail;
-  PreemptFailureKind kind = PreemptFailureKind::Volatile;
-  std::vector<std::int32_t> sources;  // Exhausted: the source queues, sorted by id
-};
-using PreemptMemo = std::unordered_map<std::uint64_t, PreemptFailure>;
-inline std::uint64_t preemptKey(KindId kind, QueueId queue) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(kind)) << 32) |
-         static_cast<std::uint32_t>(queue);
-}
-inline KindId kindOfPreemptKey(std::uint64_t key) { return static_cast<KindId>(key >> 32); }
-inline QueueId queueOfPreemptKey(std::uint64_t key) {
-  return static_cast<QueueId>(static_cast<std::uint32_t>(key));
-}
-
-class CandidatePool;
 
 // Pending gangs across all queues by submit time, then name (the FIFO policy's order).
 struct FifoOrder {
@@ -180,26 +142,6 @@ class EngineState {
   std::vector<std::pair<QueueId, double>> over_guarantee;
   std::uint64_t over_guarantee_version = 0;
 
-  // ---- answers kept across cycles (the memo) ----
-  std::uint64_t memo_release_version = 0;
-  std::uint64_t memo_node_epoch = 0;
-  std::uint64_t preempt_alloc_version = 0;
-  // When a victim protected by minRuntimeSeconds becomes preemptible.
-  Seconds protection_expiry = kNever;
-  // Bumped whenever preempt_memo is cleared.
-  std::uint64_t preempt_generation = 0;
-  // Bumped at the start of a cycle when allocations or fair shares moved since the last.
-  std::uint64_t preempt_epoch = 0;
-  KindMemo fit_memo;      // placement on free capacity
-  KindMemo blocked_memo;  // placement ignoring reservations
-  // Placement ignoring reservations that succeeded: count in min_failing (as "fits up
-  // to"), valid while versions.capacity stays put (any take or release moves it).
-  KindMemo blocked_fits;
-  std::uint64_t blocked_fits_version = 0;
-  PreemptMemo preempt_memo;  // failed preemption searches, per queue
-  KindMemo static_ok;        // placement on an empty cluster
-  KindMemo static_bad;
-
   // Sum of free over usable nodes, and of allocatable.
   ResourceVector usable_free;
   ResourceVector usable_capacity;
@@ -212,6 +154,8 @@ class EngineState {
     return constraint_classes.eligibility(cls, nodes, versions.nodes);
   }
   void refreshIndexes();  // ranks, domains, when dirty
+  // Whether g holds a reservation (backfill).
+  bool holdsReservation(GangId g) const;
 
   // Accounting. Every change of a node's free capacity goes through these two.
   void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
@@ -224,9 +168,6 @@ class EngineState {
   void runningChanged(QueueId q) {
     if (q >= 0) queues[static_cast<std::size_t>(q)].running_version = ++versions.running;
   }
-  // Reclaim candidates per source queue, shared by preemption searches across cycles
-  // (candidate_pool.h).
-  std::unique_ptr<CandidatePool> candidate_pool;
 
   // Gang lifecycle. startRunning/stopRunning move the accounting with the pods.
   GangId newGang(GangSpec spec);

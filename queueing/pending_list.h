@@ -59,7 +59,7 @@ class PendingList {
 
   // What a gang asks, copied into its entry when it is inserted (a gang's spec does not
   // change while it exists), so that the walk can tell two gangs that ask the same apart
-  // from the rest without reading their state (cycle.cc, answers repeated in a walk).
+  // from the rest without reading their state (answer_memo.h, answers within a walk).
   struct Ask {
     KindId kind = kNoKind;       // its one pod set's placement kind; kNoKind otherwise
     std::int32_t min_count = 0;  // that pod set's pods, least and full (kind set only)

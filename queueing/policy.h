@@ -52,13 +52,13 @@ struct Policy {
   bool share_preemption_candidates = true;
   // Keep a placement scan's per-node counts for a kind of gang within a cycle and bring
   // them up to date from the nodes whose capacity changed, instead of scanning every
-  // eligible node for each gang of the kind (EngineState::ScanTally). Off: every
-  // placement scans afresh, with the same decisions. Tests compare the two.
+  // eligible node for each gang of the kind (scan_tallies.h). Off: every placement scans
+  // afresh, with the same decisions. Tests compare the two.
   bool share_placement_scans = true;
   // Give a waiting gang the answer an earlier gang of the same queue's walk got for the
   // same ask (kind, pods, priority) while no memo or allocation moved, instead of trying it
-  // again (cycle.cc). Off: every gang is tried, with the same decisions and explanations.
-  // Tests compare the two.
+  // again (answer_memo.h). Off: every gang is tried, with the same decisions and
+  // explanations. Tests compare the two.
   bool share_walk_answers = true;
 };
 

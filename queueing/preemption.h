@@ -11,6 +11,21 @@ namespace troupe::queueing {
 
 class CandidatePool;
 
+// How long a failed preemption search stays failed while allocations and fair shares move
+// but no capacity is released anywhere (no pod released, node changed, reservation
+// dropped, protection ended):
+//  - Volatile: only until any allocation or fair share moves.
+//  - Exhausted: every candidate was released and the gang still did not fit. The free
+//    capacity plus the capacity of the candidates can only shrink while no capacity is
+//    released and no gang that held capacity then becomes a candidate; the latter needs a
+//    new source queue, so the failure holds while reclaimSources() for the same request
+//    stays within the recorded sources.
+//  - NoCandidates: no candidate at all, because the gang's queue would end above its fair
+//    share (reason OverFairShare). Holds while that queue would still end above its fair
+//    share, some other queue is still above its own, and the queue's own running gangs
+//    did not change (the queue is not dirty).
+enum class PreemptFailureKind : std::uint8_t { Volatile, Exhausted, NoCandidates };
+
 struct PreemptionPlan {
   bool ok = false;
   std::vector<Victim> victims;  // cheapest first

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "queueing/engine_state.h"
+#include "queueing/gang_state.h"
 #include "queueing/placement_memo.h"
 
 namespace troupe::queueing {
 
 // What a waiting gang asks of a walk: its one pod set's placement kind, that pod set's
-// least and full pods, and its priority (cycle.cc, answers repeated within a walk).
+// least and full pods, and its priority (answer_memo.h, answers within a walk).
 struct AskKey {
   KindId kind = kNoKind;
   std::int32_t min_count = 0, count = 0, priority = 0;
