@@ -16,8 +16,8 @@
 namespace troupe::queueing {
 
 // Everything the engine reuses from an earlier answer instead of finding it again, and
-// when each answer still holds. The cycle asks it and keeps no answer of its own
-// between cycles. What it holds, and the invariant each part keeps:
+// when each answer still holds. The scheduling policies ask it; none of them keeps an
+// answer of its own. What it holds, and the invariant each part keeps:
 //
 //  - Placement failures by kind (fit_, blocked_, static_bad_) and successes (static_ok_,
 //    blocked_fits_): "n pods of this kind do not fit" stays true for every count >= n

@@ -10,6 +10,8 @@
 #include "queueing/answer_memo.h"
 #include "queueing/cycle.h"
 #include "queueing/engine_state.h"
+#include "queueing/fair_share_policy.h"
+#include "queueing/fifo_policy.h"
 #include "queueing/state_reports.h"
 #include "queueing/validation.h"
 
@@ -41,11 +43,23 @@ std::vector<std::uint64_t> groupMasks(const std::vector<std::vector<int>>& group
   return out;
 }
 
+// The scheduling policy `st.policy.kind` names, reading `st`, which outlives it.
+std::unique_ptr<SchedulingPolicy> makeSchedulingPolicy(const EngineState& st) {
+  switch (st.policy.kind) {
+    case PolicyKind::Fifo: return std::make_unique<FifoPolicy>(st);
+    case PolicyKind::Troupe: return std::make_unique<FairSharePolicy>();
+  }
+  return std::make_unique<FairSharePolicy>();
+}
+
 }  // namespace
 
 Engine::Engine(Policy policy)
     : state_(std::make_unique<EngineState>(std::move(policy))),
-      memo_(std::make_unique<AnswerMemo>()) {}
+      memo_(std::make_unique<AnswerMemo>()),
+      scheduling_(makeSchedulingPolicy(*state_)) {
+  state_->pending_observer = scheduling_->pendingObserver();
+}
 Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
@@ -305,7 +319,7 @@ Status Engine::remove(const std::string& name) {
   return {};
 }
 
-Decisions Engine::schedule(Seconds now) { return runCycle(*state_, *memo_, now); }
+Decisions Engine::schedule(Seconds now) { return runCycle(*state_, *memo_, *scheduling_, now); }
 
 bool Engine::isPending(const std::string& gang) const {
   auto it = state_->gang_ids.find(gang);

@@ -15,6 +15,7 @@ namespace troupe::queueing {
 
 class AnswerMemo;
 class EngineState;
+class SchedulingPolicy;
 
 // The scheduling engine. It holds the cluster as the caller last described it (nodes,
 // queues, pending and running gangs), takes changes as deltas and runs cycles.
@@ -104,6 +105,8 @@ class Engine {
   std::unique_ptr<EngineState> state_;
   // Answers kept across cycles (answer_memo.h).
   std::unique_ptr<AnswerMemo> memo_;
+  // The policy `Policy::kind` names (scheduling_policy.h).
+  std::unique_ptr<SchedulingPolicy> scheduling_;
 };
 
 // One stateless cycle over a whole snapshot: Engine::fromSnapshot then schedule(now). No

@@ -7,14 +7,7 @@
 
 namespace troupe::queueing {
 
-bool FifoOrder::operator()(GangId a, GangId b) const {
-  const GangSpec& x = (*gangs)[a].spec;
-  const GangSpec& y = (*gangs)[b].spec;
-  if (x.submit_time != y.submit_time) return x.submit_time < y.submit_time;
-  return x.name < y.name;
-}
-
-EngineState::EngineState(Policy p) : policy(std::move(p)), fifo(FifoOrder{&gangs}) {}
+EngineState::EngineState(Policy p) : policy(std::move(p)) {}
 
 EngineState::~EngineState() = default;
 
@@ -236,7 +229,7 @@ void EngineState::attachToQueue(GangId g) {
     addAllocated(gs.queue, gs.held);
   } else {
     q.pending.insert(g);
-    if (policy.kind == PolicyKind::Fifo) fifo.insert(g);
+    if (pending_observer != nullptr) pending_observer->pendingAdded(g);
   }
   shares_dirty = true;
 }
@@ -260,7 +253,7 @@ void EngineState::detachFromQueue(GangId g) {
     addAllocated(gs.queue, ResourceVector{} - gs.held);
   } else {
     q.pending.erase(g);
-    if (policy.kind == PolicyKind::Fifo) fifo.erase(g);
+    if (pending_observer != nullptr) pending_observer->pendingRemoved(g);
   }
   gs.queue = -1;
   shares_dirty = true;
@@ -282,7 +275,7 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   markDirty(q);
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].pending.erase(g);
-    if (policy.kind == PolicyKind::Fifo) fifo.erase(g);
+    if (pending_observer != nullptr) pending_observer->pendingRemoved(g);
   }
   gs.running = true;
   gs.start_time = now;
@@ -333,7 +326,7 @@ void EngineState::stopRunning(GangId g) {
   gs.held = ResourceVector{};
   if (q >= 0) {
     queues[static_cast<std::size_t>(q)].pending.insert(g);
-    if (policy.kind == PolicyKind::Fifo) fifo.insert(g);
+    if (pending_observer != nullptr) pending_observer->pendingAdded(g);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "queueing/name_key.h"
 #include "queueing/node_runs.h"
 #include "queueing/node_state.h"
+#include "queueing/pending_observer.h"
 #include "queueing/placement_memo.h"
 #include "queueing/policy.h"
 #include "queueing/queue_state.h"
@@ -28,12 +29,6 @@
 #include "queueing/terminating_capacity.h"
 
 namespace troupe::queueing {
-
-// Pending gangs across all queues by submit time, then name (the FIFO policy's order).
-struct FifoOrder {
-  const std::vector<GangState>* gangs;
-  bool operator()(GangId a, GangId b) const;
-};
 
 // Topology domains of one level: ids by label value, names, ranks and nodes.
 struct Domains {
@@ -102,8 +97,9 @@ class EngineState {
   }
   // Gangs naming a queue that does not exist (yet), by queue name.
   std::unordered_map<std::string, std::set<GangId, NameOrder>> orphans;
-  // FIFO policy only: every pending gang with a queue, by submit time then name.
-  std::set<GangId, FifoOrder> fifo;
+  // Told of every gang that starts or stops waiting in a leaf queue, when a scheduling
+  // policy keeps its own order of them (FifoPolicy); null otherwise.
+  PendingObserver* pending_observer = nullptr;
 
   ConstraintClasses constraint_classes;
   // Placement kinds, interned as gangs are added and never forgotten (like constraint

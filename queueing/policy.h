@@ -7,17 +7,20 @@
 
 namespace troupe::queueing {
 
+// Which scheduling policy (scheduling_policy.h) an engine runs; the Engine makes the
+// implementation the kind names.
 enum class PolicyKind {
-  // Strict FIFO gang scheduling over all queues, by submit time then name: the head
-  // blocks everything behind it; no preemption, no backfill, no elastic growth. The
-  // baseline the other policy is measured against.
+  // FifoPolicy (fifo_policy.h): strict FIFO gang scheduling over all queues, by submit
+  // time then name: the head blocks everything behind it; no preemption, no backfill, no
+  // elastic growth. The baseline the other policy is measured against.
   Fifo,
-  // Hierarchical DRF fair share with decayed usage, gang placement with topology and
-  // packing, loop-free reclaim and preemption, elastic resize, backfill with
-  // reservations for starving gangs (docs/scheduling.md).
+  // FairSharePolicy (fair_share_policy.h): hierarchical DRF fair share with decayed
+  // usage, gang placement with topology and packing, loop-free reclaim and preemption,
+  // elastic resize, backfill with reservations for starving gangs (docs/scheduling.md).
   Troupe,
 };
 
+// The engine's settings: the policy it runs and the knobs of Troupe's rules.
 struct Policy {
   PolicyKind kind = PolicyKind::Troupe;
   // Topology levels from the widest to the narrowest, as node label keys. A gang's

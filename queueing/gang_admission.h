@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "queueing/cycle_run.h"
+
+namespace troupe::queueing {
+
+// One gang's admission under the rules of docs/scheduling.md ("One cycle"): quota and
+// placement together, never "quota now, placement later".
+//  1. Quota: its queue and each ancestor stay within their limit (withinLimits), else
+//     QueueAtLimit.
+//  2. Placement of every pod at once on free capacity: an elastic gang at its full size
+//     if its queue's limits allow, else at its minimum.
+//  3. If it fits no empty cluster either: Unschedulable, or TopologyUnsatisfiable.
+//  4. With preemption on: if it fits once terminating pods no earlier gang counted on are
+//     gone, it waits for them; else a preemption search (unless one is known to fail or
+//     this cycle's budget is spent), whose plan is applied: victims out, the gang in (or
+//     waiting for the terminating pods the plan counted on).
+//  5. Otherwise it waits: with the search's reason, or BlockedByStarvingJob when it would
+//     fit but for a reservation; a starving gang gets a reservation (with backfill on).
+// Placements, fits-ever, preemption failures and fits-ignoring-reservations are asked of
+// the memo. One per cycle: it keeps the counts of the gang being tried between calls.
+class GangAdmission {
+ public:
+  explicit GangAdmission(CycleRun& run) : run_(run), st_(run.state()) {}
+
+  // Tries to admit g; returns whether it was. Otherwise g's explanation says why it waits.
+  bool tryToAdmit(GangId g);
+
+ private:
+  bool applyPlan(GangId g, PreemptionPlan& plan);
+  bool fitsNow(GangId g, const std::vector<Pod>& pods) const;
+  std::string firstBlockingReservation() const;
+
+  CycleRun& run_;
+  EngineState& st_;
+  std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
+};
+
+}  // namespace troupe::queueing
