@@ -3,8 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "queueing/gang_placer.h"
-#include "queueing/queue_limits.h"
+#include "queueing/gang_fit.h"
 
 namespace troupe::queueing {
 
@@ -20,18 +19,12 @@ void FifoPolicy::admit(CycleRun& run) {
   const std::vector<GangId> order(order_.begin(), order_.end());  // admissions leave it
   std::string head;
   for (GangId g : order) {
-    GangState& gs = st.gangs[g];
+    const GangState& gs = st.gangs[g];
     Why why = run.baseWhy(g);
     if (!head.empty()) {
       why.reason = PendingReason::BlockedByQueueHead;
       why.blocking = head;
       run.setWhy(g, why);
-      continue;
-    }
-    if (!withinLimits(st, gs.queue, gs.min_request)) {
-      why.reason = PendingReason::QueueAtLimit;
-      run.setWhy(g, why);
-      head = gs.spec.name;
       continue;
     }
     PlaceOptions o;
@@ -41,25 +34,15 @@ void FifoPolicy::admit(CycleRun& run) {
       full.push_back(ps.count);
       least.push_back(ps.min_count);
     }
-    if (full != least && withinLimits(st, gs.queue, gs.full_request)) {
-      Placement p = placeGang(st, g, full, o);
-      if (p.ok) {
-        run.admit(g, std::move(p.pods));
-        continue;
-      }
-    }
-    Placement p = placeGang(st, g, least, o);
-    if (p.ok) {
-      run.admit(g, std::move(p.pods));
+    // Placed afresh, not as the memo remembers: the head's explanation names the largest
+    // free domain as it is now.
+    auto place = [&](const std::vector<std::int32_t>& counts) {
+      return placeGang(st, g, counts, o);
+    };
+    if (auto pods = fitGang(st, run.memo(), g, least, full, place, why)) {
+      run.admit(g, std::move(*pods));
       continue;
     }
-    why.level = p.level;
-    why.domain = p.domain;
-    why.domain_pods = p.domain_pods;
-    why.reason = run.memo().fitsEver(st, g, least) ? PendingReason::NoPlacement
-                 : gs.spec.topology.mode == TopologyMode::Required
-                     ? PendingReason::TopologyUnsatisfiable
-                     : PendingReason::Unschedulable;
     run.setWhy(g, why);
     head = gs.spec.name;
   }

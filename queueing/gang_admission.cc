@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "queueing/gang_placer.h"
-#include "queueing/queue_limits.h"
+#include "queueing/gang_fit.h"
 #include "queueing/reservations.h"
 
 namespace troupe::queueing {
@@ -14,47 +13,27 @@ bool GangAdmission::tryToAdmit(GangId g) {
   const QueueId q = gs.queue;
   Why why = run_.baseWhy(g);
   if (gs.evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
-  if (!withinLimits(st_, q, gs.min_request)) {
-    why.reason = PendingReason::QueueAtLimit;
-    run_.setWhy(g, why);
-    return false;
-  }
   PlaceOptions o;
   o.self = g;
   if (gs.spec.runtime_estimate) o.backfill_end = run_.now() + *gs.spec.runtime_estimate;
-
   least_.clear();
   full_.clear();
   for (const auto& ps : gs.spec.pod_sets) {
     least_.push_back(ps.min_count);
     full_.push_back(ps.count);
   }
-  const std::vector<std::int32_t>& full = full_;
   const std::vector<std::int32_t>& least = least_;
-  if (full != least && withinLimits(st_, q, gs.full_request)) {
-    Placement p = run_.memo().place(st_, g, full, o);
-    if (p.ok) {
-      run_.admit(g, std::move(p.pods));
-      return true;
-    }
-  }
-  Placement p = run_.memo().place(st_, g, least, o);
-  if (p.ok) {
-    run_.admit(g, std::move(p.pods));
+  auto place = [&](const std::vector<std::int32_t>& counts) {
+    return run_.memo().place(st_, g, counts, o);
+  };
+  if (auto pods = fitGang(st_, run_.memo(), g, least, full_, place, why)) {
+    run_.admit(g, std::move(*pods));
     return true;
   }
-  why.level = p.level;
-  why.domain = p.domain;
-  why.domain_pods = p.domain_pods;
-  if (!run_.memo().fitsEver(st_, g, least)) {
-    why.reason = gs.spec.topology.mode == TopologyMode::Required
-                     ? PendingReason::TopologyUnsatisfiable
-                     : PendingReason::Unschedulable;
+  if (why.reason != PendingReason::NoPlacement) {
     run_.setWhy(g, why);
     return false;
   }
-
-  why.reason = PendingReason::NoPlacement;
   // Capacity terminating pods hold comes back by itself: a gang that fits once it is
   // back waits for it, and nobody is preempted for it.
   if (st_.policy.preemption && run_.countOnTerminating(g, least, why)) {

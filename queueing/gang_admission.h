@@ -8,13 +8,10 @@
 
 namespace troupe::queueing {
 
-// One gang's admission under the rules of docs/scheduling.md ("One cycle"): quota and
-// placement together, never "quota now, placement later".
-//  1. Quota: its queue and each ancestor stay within their limit (withinLimits), else
-//     QueueAtLimit.
-//  2. Placement of every pod at once on free capacity: an elastic gang at its full size
-//     if its queue's limits allow, else at its minimum.
-//  3. If it fits no empty cluster either: Unschedulable, or TopologyUnsatisfiable.
+// One gang's admission under Troupe's rules (docs/scheduling.md, "One cycle"):
+//  1-3. Quota and placement together, as for every admission (fitGang, gang_fit.h):
+//     QueueAtLimit, admitted, Unschedulable or TopologyUnsatisfiable, or on to 4 with
+//     NoPlacement.
 //  4. With preemption on: if it fits once terminating pods no earlier gang counted on are
 //     gone, it waits for them; else a preemption search (unless one is known to fail or
 //     this cycle's budget is spent), whose plan is applied: victims out, the gang in (or
