@@ -397,27 +397,6 @@ void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving
 // again unchanged. Every write to a memo, and every move of capacity, allocation,
 // reservations or shares, forgets the answers; so does each new stretch of a walk.
 
-AnswerMemo::AnswerStamp AnswerMemo::answerStamp(const EngineState& st) const {
-  return AnswerStamp{writes_,
-                     st.versions.release,
-                     st.versions.alloc,
-                     st.versions.capacity,
-                     st.versions.reservations,
-                     preempt_generation_,
-                     preempt_epoch_,
-                     st.versions.nodes,
-                     st.reservations.size()};
-}
-
-const Why* AnswerMemo::sharedAnswer(const EngineState& st, const PendingList::Ask& ask) {
-  if (answers_.empty()) return nullptr;
-  if (answers_stamp_ != answerStamp(st)) {
-    answers_.clear();
-    return nullptr;
-  }
-  return answers_.find(keyOf(ask));
-}
-
 void AnswerMemo::shareAnswer(const EngineState& st, const PendingList::Ask& ask, const Why& why) {
   const AnswerStamp now = answerStamp(st);
   if (answers_stamp_ != now) {

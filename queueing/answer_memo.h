@@ -120,7 +120,15 @@ class AnswerMemo {
   // Whether an answer to this ask is kept (for prefetching only).
   bool answered(const PendingList::Ask& ask) const { return answers_.find(keyOf(ask)) != nullptr; }
   // The answer an earlier gang of this stretch of the walk got for the same ask, or null.
-  const Why* sharedAnswer(const EngineState& st, const PendingList::Ask& ask);
+  // Inline, as answerStamp(): most visits of a walk end here.
+  const Why* sharedAnswer(const EngineState& st, const PendingList::Ask& ask) {
+    if (answers_.empty()) return nullptr;
+    if (answers_stamp_ != answerStamp(st)) {
+      answers_.clear();
+      return nullptr;
+    }
+    return answers_.find(keyOf(ask));
+  }
   // Keeps the answer trying a gang of this ask just gave, for the gangs after it.
   void shareAnswer(const EngineState& st, const PendingList::Ask& ask, const Why& why);
   // A new stretch of a walk: no answer is shared across stretches.
@@ -134,7 +142,17 @@ class AnswerMemo {
     std::size_t reservations;
     friend bool operator==(const AnswerStamp&, const AnswerStamp&) = default;
   };
-  AnswerStamp answerStamp(const EngineState& st) const;
+  AnswerStamp answerStamp(const EngineState& st) const {
+    return AnswerStamp{writes_,
+                       st.versions.release,
+                       st.versions.alloc,
+                       st.versions.capacity,
+                       st.versions.reservations,
+                       preempt_generation_,
+                       preempt_epoch_,
+                       st.versions.nodes,
+                       st.reservations.size()};
+  }
   static AskKey keyOf(const PendingList::Ask& ask) {
     return AskKey{ask.kind, ask.min_count, ask.count, ask.priority};
   }

@@ -39,12 +39,6 @@ void prefetchPodSets(const EngineState& st, GangId g) {
   __builtin_prefetch(gs.classes.data());
 }
 
-// For prefetching only: whether a gang of this ask would find a shared answer now.
-bool likelyAnswered(CycleRun& run, const PendingList::Ask& ask, const QueueState& qs) {
-  const AnswerMemo& memo = run.memo();
-  return memo.askMayShare(run.policy(), ask, run.now(), run.maxWait(qs)) && memo.answered(ask);
-}
-
 }  // namespace
 
 void FairSharePolicy::admit(CycleRun& run) {
@@ -101,15 +95,20 @@ void FairSharePolicy::walkQueues(CycleRun& run) const {
     // Answers are shared within one stretch of one queue's walk only.
     memo.forgetAnswers();
     bool admitted = false;
+    const Seconds max_wait = run.maxWait(qs);
+    // For prefetching only: whether a gang of this ask would find a shared answer now.
+    auto likelyAnswered = [&](const PendingList::Ask& ask) {
+      return memo.askMayShare(policy, ask, run.now(), max_wait) && memo.answered(ask);
+    };
     for (GangId g = qs.pending.next(); g != kNoGang; g = qs.pending.next()) {
       const PendingList::Ask ask = qs.pending.visitedAsk();
       // The next gangs' state is far from this one's: fetch it while this one is tried,
       // in the two steps trying it reads it (the pod sets' address is in the gang's state),
       // and only the explanation of a gang whose ask was answered in this stretch.
       if (const GangId after = qs.pending.ahead(kAhead); after != kNoGang)
-        prefetchGang(st, after, likelyAnswered(run, qs.pending.aheadAsk(kAhead), qs));
+        prefetchGang(st, after, likelyAnswered(qs.pending.aheadAsk(kAhead)));
       if (const GangId after = qs.pending.ahead(0); after != kNoGang)
-        if (!likelyAnswered(run, qs.pending.aheadAsk(0), qs)) prefetchPodSets(st, after);
+        if (!likelyAnswered(qs.pending.aheadAsk(0))) prefetchPodSets(st, after);
       if (!blocked_by[qi].empty() && st.gangs[g].evicted_cycle != st.cycle) {
         // Without backfill the queue is FIFO: nothing passes its first waiting gang.
         Why why = run.baseWhy(g);
@@ -119,13 +118,13 @@ void FairSharePolicy::walkQueues(CycleRun& run) const {
         continue;
       }
       const bool may_share =
-          memo.askMayShare(policy, ask, run.now(), run.maxWait(qs)) && !st.holdsReservation(g);
+          memo.askMayShare(policy, ask, run.now(), max_wait) && !st.holdsReservation(g);
       if (may_share && st.gangs[g].evicted_cycle != st.cycle) {
         if (const Why* shared = memo.sharedAnswer(st, ask)) {
           // As below for a gang that waits, with what the first gang of the ask noted.
           run.setWhy(g, *shared);
           if (waitsForCapacity(shared->reason)) look.waits = true;
-          const Seconds starves = ask.submit_time + run.maxWait(qs);
+          const Seconds starves = ask.submit_time + max_wait;
           if (starves > run.now()) look.next_starving = std::min(look.next_starving, starves);
           if (!policy.backfill && waitsForCapacity(shared->reason)) blocked_by[qi] = st.gangName(g);
           continue;
@@ -142,7 +141,7 @@ void FairSharePolicy::walkQueues(CycleRun& run) const {
         memo.shareAnswer(st, ask, gs.why);
       memo.noteWaiting(st, q, g, run.starving(g));
       if (waitsForCapacity(gs.why.reason)) look.waits = true;
-      const Seconds starves = gs.spec.submit_time + run.maxWait(qs);
+      const Seconds starves = gs.spec.submit_time + max_wait;
       if (starves > run.now()) look.next_starving = std::min(look.next_starving, starves);
       if (!policy.backfill && waitsForCapacity(gs.why.reason)) blocked_by[qi] = st.gangName(g);
     }

@@ -50,7 +50,18 @@ struct Why {
 
 // Whether a gang waiting for this reason waits for capacity (rather than for its queue,
 // a limit or a node that could never hold it): elastic growth waits while any does.
-bool waitsForCapacity(PendingReason r);
+// Inline: the walk asks it for every gang it visits.
+inline bool waitsForCapacity(PendingReason r) {
+  switch (r) {
+    case PendingReason::NoPlacement:
+    case PendingReason::OverFairShare:
+    case PendingReason::WaitingForReclaim:
+    case PendingReason::BlockedByStarvingJob:
+    case PendingReason::Reserved:
+    case PendingReason::Preempted: return true;
+    default: return false;
+  }
+}
 
 struct GangState {
   GangSpec spec;
