@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
 #include <random>
 
 namespace troupe::apiserver {
@@ -21,22 +20,6 @@ std::string newUid() {
   b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xffff, a & 0xffff,
                      b >> 48, b & 0xffffffffffffULL);
-}
-
-std::string formatTime(Time t) {
-  std::time_t seconds = Clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::optional<Time> parseTime(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) return std::nullopt;
-  return Clock::from_time_t(timegm(&tm));
 }
 
 std::string randomSuffix() {

@@ -14,6 +14,7 @@
 #include "apiserver/object_shape.h"
 #include "apiserver/quantity_admission.h"
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -330,7 +331,7 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
   } else {
     meta.erase("namespace");
   }
-  std::string now = formatTime(clock_.now());
+  std::string now = formatRfc3339(clock_.now());
   meta["uid"] = newUid();
   meta["creationTimestamp"] = now;
   meta.erase("resourceVersion");
@@ -534,7 +535,7 @@ ApiResult<StoredObject> ObjectService::remove(const ResourceKind& kind, const st
       if (bound && !terminal && grace > 0) {
         graceful = true;
         if (!old["metadata"].contains("deletionTimestamp")) {
-          next["metadata"]["deletionTimestamp"] = formatTime(now + std::chrono::seconds(grace));
+          next["metadata"]["deletionTimestamp"] = formatRfc3339(now + std::chrono::seconds(grace));
           next["metadata"]["deletionGracePeriodSeconds"] = grace;
         }
       }
@@ -545,7 +546,7 @@ ApiResult<StoredObject> ObjectService::remove(const ResourceKind& kind, const st
     bool keep = graceful || hasFinalizers(next);
     if (keep) {
       if (!next["metadata"].contains("deletionTimestamp")) {
-        next["metadata"]["deletionTimestamp"] = formatTime(now);
+        next["metadata"]["deletionTimestamp"] = formatRfc3339(now);
         next["metadata"]["deletionGracePeriodSeconds"] = 0;
       }
       if (next == old) return current;  // already being deleted

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <memory>
 
+#include "common/rfc3339.h"
+
 namespace troupe::log {
 namespace {
 
@@ -36,16 +38,7 @@ const char* levelName(Level level) {
   return "info";
 }
 
-std::string timestamp() {
-  const auto now = std::chrono::system_clock::now();
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
-}
+std::string timestamp() { return formatRfc3339(std::chrono::system_clock::now(), 3); }
 
 }  // namespace
 

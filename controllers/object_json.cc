@@ -1,8 +1,6 @@
 #include "controllers/object_json.h"
 
-#include <fmt/format.h>
-
-#include <ctime>
+#include "common/rfc3339.h"
 
 namespace troupe::controllers {
 namespace {
@@ -68,37 +66,13 @@ bool isDeleting(const Json& object) {
 }
 
 std::optional<std::int64_t> parseTimestamp(std::string_view text) {
-  std::tm tm{};
-  int fraction_start = 0;
-  std::string s(text);
-  if (s.size() < 20) return std::nullopt;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &fraction_start) != 6)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  std::size_t rest = static_cast<std::size_t>(fraction_start);
-  if (rest < s.size() && s[rest] == '.') {
-    ++rest;
-    while (rest < s.size() && std::isdigit(static_cast<unsigned char>(s[rest]))) ++rest;
-  }
-  std::int64_t offset = 0;
-  if (rest < s.size() && (s[rest] == '+' || s[rest] == '-')) {
-    int hh = 0, mm = 0;
-    if (std::sscanf(s.c_str() + rest + 1, "%2d:%2d", &hh, &mm) != 2) return std::nullopt;
-    offset = (s[rest] == '+' ? 1 : -1) * (hh * 3600 + mm * 60);
-  } else if (rest >= s.size() || (s[rest] != 'Z' && s[rest] != 'z')) {
-    return std::nullopt;
-  }
-  return static_cast<std::int64_t>(timegm(&tm)) - offset;
+  auto t = parseRfc3339(text);
+  if (!t) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
 }
 
 std::string formatTimestamp(std::int64_t seconds) {
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return formatRfc3339(Time(std::chrono::seconds(seconds)));
 }
 
 std::optional<Owner> controllerOf(const Json& object) {

@@ -3,21 +3,11 @@
 #include <fmt/format.h>
 
 #include <condition_variable>
-#include <ctime>
 
 #include "common/log.h"
+#include "common/rfc3339.h"
 
 namespace troupe::kube {
-
-std::string formatMicroTime(Time t) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros % 1'000'000);
-}
 
 Result<std::unique_ptr<LeaderElector>> LeaderElector::create(KubeClient& client,
                                                              const TimeSource& time,
@@ -88,7 +78,7 @@ void LeaderElector::observe(const nlohmann::json& lease) {
 bool LeaderElector::tryAcquireOrRenew() {
   const ObjectRef ref{resources::kLeases, config_.lease_namespace, config_.lease_name, ""};
   const Time now = time_.now();
-  const std::string now_text = formatMicroTime(now);
+  const std::string now_text = formatRfc3339(now, 6);
   auto fail = [&](const std::string& why) {
     std::lock_guard lock(mu_);
     last_error_ = why;
@@ -207,7 +197,7 @@ ApiResult<void> LeaderElector::release() {
     setLeading(false);
     return {};
   }
-  const std::string now_text = formatMicroTime(time_.now());
+  const std::string now_text = formatRfc3339(time_.now(), 6);
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
   lease["spec"]["renewTime"] = now_text;

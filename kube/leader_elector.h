@@ -38,9 +38,6 @@ struct LeaderElectionConfig {
   std::function<void(const std::string& identity)> on_new_leader;  // observed holder changed
 };
 
-// "2026-11-23T02:02:44.123456Z": the MicroTime format of acquireTime and renewTime.
-std::string formatMicroTime(Time t);
-
 class LeaderElector {
  public:
   // Errors (Invalid, naming the field) when the config breaks a rule: names set, and

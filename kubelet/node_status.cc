@@ -1,8 +1,8 @@
 #include "kubelet/node_status.h"
 
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 #include "kubelet/pod_status.h"
-#include "kubelet/sim_clock.h"
 
 namespace troupe::kubelet {
 
@@ -70,7 +70,7 @@ std::optional<json> nodeStatusUpdate(const json& node, Time now, bool heartbeat_
       want_ready,
   };
 
-  std::string stamp = formatTime(now);
+  std::string stamp = formatRfc3339(now);
   json status = node.value("status", json::object());
   if (!status.is_object()) status = json::object();
   json old_conditions = status.value("conditions", json::array());
@@ -133,7 +133,7 @@ json nodeLease(const json& node, Time now) {
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 40},
-                  {"renewTime", formatMicroTime(now)}}}};
+                  {"renewTime", formatRfc3339(now, 6)}}}};
   std::string uid = objectMember(node, "metadata").value("uid", "");
   if (!uid.empty()) {
     lease["metadata"]["ownerReferences"] =

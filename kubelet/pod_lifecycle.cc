@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 #include "kubelet/pod_simulation.h"
 
 namespace troupe::kubelet {
@@ -47,10 +48,10 @@ std::optional<Time> startedAt(const json& pod, const PodMemory& memory) {
   for (const auto& cs : status.value("containerStatuses", json::array())) {
     const json& running = objectMember(objectMember(cs, "state"), "running");
     if (running.contains("startedAt") && running["startedAt"].is_string())
-      if (auto t = parseTime(running["startedAt"])) return t;
+      if (auto t = parseRfc3339(running["startedAt"].get<std::string>())) return t;
   }
   if (status.contains("startTime") && status["startTime"].is_string())
-    return parseTime(status["startTime"]);
+    return parseRfc3339(status["startTime"].get<std::string>());
   return std::nullopt;
 }
 
@@ -72,7 +73,7 @@ PodDecision decidePod(const json& pod, NodeHealth node, const PodMemory& memory,
   if (deleting) {
     // The server set deletionTimestamp = request time + grace period.
     std::int64_t grace = meta.value("deletionGracePeriodSeconds", std::int64_t{0});
-    auto deadline = parseTime(meta.value("deletionTimestamp", ""));
+    auto deadline = parseRfc3339(meta.value("deletionTimestamp", ""));
     if (!deadline || grace <= 0) return PodDecision::of(PodAction::Remove);
     Time requested = *deadline - std::chrono::seconds(grace);
     double stop = sim ? sim->termination_seconds : kDefaultTerminationSeconds;

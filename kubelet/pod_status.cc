@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/json_member.h"
-#include "kubelet/sim_clock.h"
+#include "common/rfc3339.h"
 
 namespace troupe::kubelet {
 
@@ -163,7 +163,7 @@ json terminatedStatus(const json& pod, const std::string& phase, const std::stri
                       const std::string& message, int exit_code,
                       const std::string& container_reason, const std::string& container_message,
                       Time when) {
-  std::string now = formatTime(when);
+  std::string now = formatRfc3339(when);
   json status = baseStatus(pod, now);
   status["phase"] = phase;
   if (pod_reason.empty()) {
@@ -209,7 +209,7 @@ std::string podIpFor(const std::string& node_name, const std::string& pod_uid) {
 }
 
 json runningStatus(const json& pod, Time started) {
-  std::string now = formatTime(started);
+  std::string now = formatRfc3339(started);
   json status = baseStatus(pod, now);
   status["phase"] = "Running";
   status.erase("reason");
@@ -242,7 +242,7 @@ json nodeLostStatus(const json& pod, Time now) {
 
 json rejectedStatus(const json& pod, const std::string& reason, const std::string& message,
                     Time now) {
-  const std::string at = formatTime(now);
+  const std::string at = formatRfc3339(now);
   json status = baseStatus(pod, at);
   status["phase"] = "Failed";
   status["reason"] = reason;

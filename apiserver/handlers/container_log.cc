@@ -5,8 +5,8 @@
 #include <tuple>
 
 #include "api/well_known.h"
-#include "apiserver/object_meta.h"
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -130,7 +130,7 @@ std::vector<LogLine> simulatedContainerLog(const json& pod, const std::string& c
   if (state.contains("running") && deleting != nullptr && deleting->is_string()) {
     const std::int64_t grace = meta->value("deletionGracePeriodSeconds", std::int64_t{0});
     std::string at = deleting->get<std::string>();
-    if (auto t = parseTime(at)) at = formatTime(*t - std::chrono::seconds(grace));
+    if (auto t = parseRfc3339(at)) at = formatRfc3339(*t - std::chrono::seconds(grace));
     lines.push_back({logTimestamp(at),
                      fmt::format("troupe simulated kubelet: pod deleted, stopping container \"{}\" "
                                  "(grace period {} s)",

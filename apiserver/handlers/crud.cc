@@ -4,11 +4,11 @@
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/patch.h"
 #include "apiserver/handlers/table.h"
-#include "apiserver/object_meta.h"
 #include "apiserver/yaml_json.h"
 #include "common/check.h"
 #include "common/json_member.h"
 #include "common/json_parse.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -487,7 +487,7 @@ http::Response handleBinding(ApiContext& context, const RestRequest& request) {
         json condition = {{"type", "PodScheduled"},
                           {"status", "True"},
                           {"lastProbeTime", nullptr},
-                          {"lastTransitionTime", formatTime(context.clock.now())}};
+                          {"lastTransitionTime", formatRfc3339(context.clock.now())}};
         bool replaced = false;
         for (auto& c : conditions)
           if (c.value("type", "") == "PodScheduled") {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "apiserver/handlers/body_limits.h"
-#include "apiserver/object_meta.h"
 #include "common/json_parse.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -423,7 +423,7 @@ ApiResult<json> serverSideApply(const json& current, const json& config,
     new_managed.push_back(entry);
   }
   json mine = {{"manager", request.manager},        {"operation", "Apply"},
-               {"apiVersion", request.api_version}, {"time", formatTime(request.now)},
+               {"apiVersion", request.api_version}, {"time", formatRfc3339(request.now)},
                {"fieldsType", "FieldsV1"},          {"fieldsV1", fields}};
   if (!request.subresource.empty()) mine["subresource"] = request.subresource;
   new_managed.push_back(mine);

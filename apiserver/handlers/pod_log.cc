@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "apiserver/handlers/container_log.h"
-#include "apiserver/object_meta.h"
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -82,11 +82,11 @@ ApiResult<LogOptions> readOptions(ApiContext& context, const RestRequest& reques
     return invalidOption(request.name, "sinceSeconds", std::to_string(*since_seconds.value()),
                          "at most one of sinceTime or sinceSeconds may be specified");
   if (since_seconds.value()) {
-    o.since = formatTime(context.clock.now() - std::chrono::seconds(*since_seconds.value()));
+    o.since = formatRfc3339(context.clock.now() - std::chrono::seconds(*since_seconds.value()));
   } else if (!since_time.empty()) {
-    auto t = parseTime(since_time);
+    auto t = parseRfc3339(since_time);
     if (!t) return badRequest(fmt::format("sinceTime: \"{}\" is not an RFC 3339 time", since_time));
-    o.since = formatTime(*t);
+    o.since = formatRfc3339(*t);
   }
   o.since = logTimestamp(o.since);
 

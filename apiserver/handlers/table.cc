@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/object_meta.h"
 #include "common/json_member.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver {
 
@@ -32,7 +32,7 @@ json get(const json& object, std::initializer_list<const char*> path) {
 
 std::string ageOf(const json& timestamp, Time now) {
   if (!timestamp.is_string()) return "<unknown>";
-  auto t = parseTime(timestamp.get<std::string>());
+  auto t = parseRfc3339(timestamp.get<std::string>());
   if (!t) return "<unknown>";
   return humanDuration(now - *t);
 }

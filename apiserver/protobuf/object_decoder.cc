@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "apiserver/kubeconfig.h"  // base64, as JSON carries bytes
-#include "apiserver/object_meta.h"
 #include "apiserver/protobuf/wire_reader.h"
+#include "common/rfc3339.h"
 
 namespace troupe::apiserver::protobuf {
 
@@ -149,7 +149,7 @@ Result<json> decodeTime(std::string_view bytes) {
   if (seconds < kFirst || seconds > kLast)
     return Error{ErrorCode::BadRequest, "",
                  fmt::format("malformed protobuf: time {} s is outside years 1 to 9999", seconds)};
-  return json(formatTime(Time(std::chrono::seconds(seconds))));
+  return json(formatRfc3339(Time(std::chrono::seconds(seconds))));
 }
 
 // Protobuf strings are UTF-8; so is every text the server stores and sends.

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "common/rfc3339.h"
 #include "kubelet/node_status.h"
 #include "kubelet/pod_status.h"
-#include "kubelet/sim_clock.h"
 
 using namespace troupe;
 using namespace troupe::kubelet;
@@ -10,7 +10,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const Time kT0 = parseTime("2026-11-23T02:00:00Z").value();
+const Time kT0 = parseRfc3339("2026-11-23T02:00:00Z").value();
 
 // A node as the cluster file creates it: capacity, no conditions.
 json freshNode() {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "common/rfc3339.h"
 #include "kubelet/pod_lifecycle.h"
 #include "kubelet/pod_status.h"
 
@@ -11,7 +12,7 @@ using std::chrono::seconds;
 
 namespace {
 
-const Time kBound = parseTime("2026-11-23T02:00:00Z").value();
+const Time kBound = parseRfc3339("2026-11-23T02:00:00Z").value();
 
 // A fluent description of a pod at one point of its life.
 struct PodBuilder {
@@ -38,7 +39,7 @@ struct PodBuilder {
   // Deleted at `requested` with `grace` seconds: the server sets deletionTimestamp to
   // requested + grace.
   PodBuilder& deleted(Time requested, int grace) {
-    pod["metadata"]["deletionTimestamp"] = formatTime(requested + seconds(grace));
+    pod["metadata"]["deletionTimestamp"] = formatRfc3339(requested + seconds(grace));
     pod["metadata"]["deletionGracePeriodSeconds"] = grace;
     return *this;
   }

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "common/rfc3339.h"
 #include "kubelet/pod_status.h"
-#include "kubelet/sim_clock.h"
 
 using namespace troupe;
 using namespace troupe::kubelet;
@@ -25,7 +25,7 @@ json boundPod() {
   })");
 }
 
-Time at(const char* text) { return parseTime(text).value(); }
+Time at(const char* text) { return parseRfc3339(text).value(); }
 
 json conditionOf(const json& status, const std::string& type) {
   for (const auto& c : status["conditions"])
