@@ -1,21 +1,12 @@
 #include "apiserver/kubeconfig.h"
 
-#include <openssl/evp.h>
-
 #include <fstream>
 #include <iterator>
-#include <vector>
 
 #include "common/atomic_file.h"
+#include "common/base64.h"
 
 namespace troupe::apiserver {
-
-std::string base64(const std::string& data) {
-  std::vector<unsigned char> out(4 * ((data.size() + 2) / 3) + 1);
-  int n = EVP_EncodeBlock(out.data(), reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  return std::string(reinterpret_cast<char*>(out.data()), static_cast<std::size_t>(n));
-}
 
 std::string kubeconfigText(const std::string& server_url, const std::string& ca_pem,
                            const std::string& token) {
@@ -28,7 +19,7 @@ std::string kubeconfigText(const std::string& server_url, const std::string& ca_
          server_url +
          "\n"
          "    certificate-authority-data: " +
-         base64(ca_pem) +
+         encodeBase64(ca_pem) +
          "\n"
          "users:\n"
          "- name: troupe-admin\n"

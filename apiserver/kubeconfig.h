@@ -12,6 +12,5 @@ std::string kubeconfigText(const std::string& server_url, const std::string& ca_
                            const std::string& token);
 Status writeKubeconfig(const std::string& path, const std::string& server_url,
                        const std::string& ca_pem, const std::string& token);
-std::string base64(const std::string& data);
 
 }  // namespace troupe::apiserver

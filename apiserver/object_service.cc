@@ -9,10 +9,10 @@
 
 #include "api/quantity.h"
 #include "apiserver/crd_schema_validator.h"
-#include "apiserver/kubeconfig.h"  // base64
 #include "apiserver/object_meta.h"
 #include "apiserver/object_shape.h"
 #include "apiserver/quantity_admission.h"
+#include "common/base64.h"
 #include "common/json_member.h"
 #include "common/rfc3339.h"
 
@@ -178,7 +178,7 @@ void defaultSecret(json& secret) {
   if (!secret.contains("type")) secret["type"] = "Opaque";
   if (secret.contains("stringData") && secret["stringData"].is_object()) {
     for (const auto& [key, value] : secret["stringData"].items())
-      if (value.is_string()) secret["data"][key] = base64(value.get<std::string>());
+      if (value.is_string()) secret["data"][key] = encodeBase64(value.get<std::string>());
     secret.erase("stringData");
   }
 }

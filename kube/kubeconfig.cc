@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/base64.h"
+
 namespace troupe::kube {
 namespace {
 
@@ -281,41 +283,6 @@ Result<ClientConfig> loadKubeconfig(const KubeconfigOptions& options) {
     config.client_key_pem = *key;
   }
   return config;
-}
-
-Result<std::string> decodeBase64(const std::string& text, const std::string& field_path) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  unsigned int buffer = 0;
-  int bits = 0;
-  bool padding = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      padding = true;
-      continue;
-    }
-    const int v = value(c);
-    if (v < 0 || padding) {
-      return makeError(ErrorCode::Invalid, field_path,
-                       fmt::format("not valid base64 (unexpected character '{}')", c));
-    }
-    buffer = (buffer << 6) | static_cast<unsigned int>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-    }
-  }
-  if (bits >= 6) return makeError(ErrorCode::Invalid, field_path, "not valid base64 (truncated)");
-  return out;
 }
 
 }  // namespace troupe::kube

@@ -34,7 +34,4 @@ std::vector<std::string> kubeconfigPaths(const KubeconfigOptions& options);
 // field_path "users[alice].user.client-key-data" with "not valid base64".
 Result<ClientConfig> loadKubeconfig(const KubeconfigOptions& options);
 
-// Decodes standard base64 (with or without padding, whitespace ignored).
-Result<std::string> decodeBase64(const std::string& text, const std::string& field_path);
-
 }  // namespace troupe::kube

@@ -3,52 +3,12 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 
+#include "common/base64.h"
 #include "common/json_parse.h"
 
 namespace troupe::apiserver {
-
-namespace {
-
-const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string base64url(const std::string& in) {
-  std::string out;
-  int val = 0, bits = -6;
-  for (unsigned char c : in) {
-    val = (val << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(kAlphabet[(val >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6) out.push_back(kAlphabet[((val << 8) >> (bits + 8)) & 0x3F]);
-  return out;
-}
-
-std::optional<std::string> unbase64url(const std::string& in) {
-  std::string out;
-  int val = 0, bits = -8;
-  for (char c : in) {
-    if (c == '=') break;
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-    const char* p = std::strchr(kAlphabet, c);
-    if (!p || c == '\0') return std::nullopt;
-    val = (val << 6) + static_cast<int>(p - kAlphabet);
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 ApiResult<ListFilter> ListFilter::fromRequest(const RestRequest& request) {
   ListFilter filter;
@@ -138,11 +98,11 @@ ApiError tooLargeResourceVersion(Revision wanted, Revision current) {
 
 std::string encodeContinue(Revision revision, const std::string& ns, const std::string& name) {
   nlohmann::json token = {{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", ns + "/" + name}};
-  return base64url(token.dump());
+  return encodeBase64Url(token.dump());
 }
 
 std::optional<ContinuePoint> decodeContinue(const std::string& token) {
-  auto text = unbase64url(token);
+  auto text = decodeBase64Url(token);
   if (!text) return std::nullopt;
   auto untrusted = parseUntrustedJson(*text);
   if (!untrusted) return std::nullopt;

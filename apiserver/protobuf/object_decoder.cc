@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/kubeconfig.h"  // base64, as JSON carries bytes
 #include "apiserver/protobuf/wire_reader.h"
+#include "common/base64.h"
 #include "common/rfc3339.h"
 
 namespace troupe::apiserver::protobuf {
@@ -187,7 +187,7 @@ Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
         slot = std::move(*value);
         break;
       }
-      case Kind::Bytes: slot = base64(std::string(f.bytes)); break;
+      case Kind::Bytes: slot = encodeBase64(f.bytes); break;
       case Kind::Int: slot = static_cast<std::int64_t>(f.varint); break;
       case Kind::Bool: slot = f.varint != 0; break;
       case Kind::Time: {
@@ -225,7 +225,7 @@ Result<json> decodeMessage(std::string_view bytes, const MessageSpec& spec) {
           if (!value) return value.error();
           slot[*key] = std::move(*value);
         } else {
-          slot[*key] = base64(std::string(entry->second));
+          slot[*key] = encodeBase64(entry->second);
         }
         break;
       }

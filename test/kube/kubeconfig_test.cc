@@ -235,13 +235,3 @@ TEST_CASE("a --kubeconfig that does not exist is an error, a $KUBECONFIG entry i
   CHECK(none.error().code == ErrorCode::NotFound);
   CHECK_THAT(none.error().message, Catch::Contains(dir.file("nope2")));
 }
-
-TEST_CASE("base64 decoding accepts padding and line breaks and rejects junk",
-          "[kube][kubeconfig]") {
-  CHECK(decodeBase64("aGVsbG8=", "f").value() == "hello");
-  CHECK(decodeBase64("aGVs\nbG8", "f").value() == "hello");
-  CHECK(decodeBase64("", "f").value().empty());
-  CHECK_FALSE(decodeBase64("aGVs!G8=", "f").ok());
-  CHECK_FALSE(decodeBase64("a", "f").ok());
-  CHECK_FALSE(decodeBase64("aG=Vs", "f").ok());
-}
