@@ -30,23 +30,4 @@ std::string randomSuffix() {
   return out;
 }
 
-std::string checkDnsSubdomain(const std::string& name) {
-  static const char* rule =
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-      "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-      "'example.com', regex used for validation is "
-      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-  if (name.size() > 253) return "must be no more than 253 characters";
-  if (name.empty()) return rule;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(name.front()) || !alnum(name.back())) return rule;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (alnum(c) || c == '-') continue;
-    if (c == '.' && alnum(name[i - 1]) && alnum(name[i + 1])) continue;
-    return rule;
-  }
-  return "";
-}
-
 }  // namespace troupe::apiserver

@@ -6,13 +6,11 @@
 
 #include "common/clock.h"
 
-// Small helpers for ObjectMeta: uids, names.
+// Small helpers for ObjectMeta: uids, and the suffixes of generated names.
 namespace troupe::apiserver {
 
 std::string newUid();
 // A random 5-character suffix for generateName, from the alphabet the real server uses.
 std::string randomSuffix();
-// Empty when `name` is a valid DNS-1123 subdomain; otherwise the reason.
-std::string checkDnsSubdomain(const std::string& name);
 
 }  // namespace troupe::apiserver

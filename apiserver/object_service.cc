@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "api/names.h"
 #include "api/quantity.h"
 #include "apiserver/crd_schema_validator.h"
 #include "apiserver/object_meta.h"
@@ -300,10 +301,10 @@ std::optional<ApiError> ObjectService::admitCreate(const ResourceKind& kind, con
                    {{"FieldValueRequired", "Required value: name or generateName is required",
                      "metadata.name"}});
   }
-  if (auto why = checkDnsSubdomain(name); !why.empty()) {
+  if (auto why = api::checkDnsSubdomain(name)) {
     return invalid(
         kind, name,
-        {{"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"}});
+        {{"FieldValueInvalid", "Invalid value: \"" + name + "\": " + *why, "metadata.name"}});
   }
   if (kind.namespaced) {
     std::string body_ns = meta.value("namespace", "");
