@@ -1,7 +1,6 @@
 #include "operator/operator.h"
 
 #include <fmt/format.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +16,7 @@
 #include "api/well_known.h"
 #include "common/galloping_search.h"
 #include "common/log.h"
+#include "common/thread_cpu_time.h"
 #include "common/thread_name.h"
 #include "controllers/action_plan.h"
 #include "controllers/admission_recovery.h"
@@ -102,13 +102,6 @@ Json mergePatch(const Json& from, const Json& to) {
     }
   }
   return patch;
-}
-
-// CPU time this thread has used, in milliseconds.
-double threadCpuMs() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
 }  // namespace

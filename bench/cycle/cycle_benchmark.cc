@@ -1,7 +1,6 @@
 #include "bench/cycle/cycle_benchmark.h"
 
 #include <fmt/format.h>
-#include <time.h>
 
 #include <algorithm>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "bench/support/machine_info.h"
 #include "bench/support/memory_probe.h"
 #include "bench/support/scheduler_workload.h"
+#include "common/thread_cpu_time.h"
 #include "controllers/action_plan.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/engine_sync.h"
@@ -26,12 +26,6 @@ using ObjectRef = controllers::ObjectRef;
 constexpr const char* kNamespace = "bench";
 constexpr std::int64_t kStart = 1'800'000'000;  // the cluster's start, in seconds
 constexpr int kCpusPerNode = 94;                // allocatable of a generated node
-
-double threadCpuMs() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
 
 // The benchmark's TrainingJob in its namespace, with the uid the server gives it.
 json trainingJob(const std::string& name, const std::string& queue_name, int replicas, int gpus) {

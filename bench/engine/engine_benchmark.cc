@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "bench/support/memory_probe.h"
 #include "common/check.h"
+#include "common/thread_cpu_time.h"
 #include "queueing/engine.h"
 
 namespace troupe::bench {
@@ -25,12 +25,7 @@ struct Stamp {
   std::chrono::steady_clock::time_point wall;
 };
 
-Stamp stamp() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return {static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6,
-          std::chrono::steady_clock::now()};
-}
+Stamp stamp() { return {threadCpuMs(), std::chrono::steady_clock::now()}; }
 
 double msSince(const Stamp& start) { return stamp().cpu_ms - start.cpu_ms; }
 

@@ -1,11 +1,12 @@
 #include "bench/support/process_cpu.h"
 
-#include <time.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cmath>
+
+#include "common/thread_cpu_time.h"
 
 namespace troupe::bench {
 namespace {
@@ -22,11 +23,7 @@ TEST_CASE("a process's CPU time grows by the CPU it spends, not by the time that
   // ...spinning until this thread has used 300 ms of CPU costs about that much. Spinning
   // for a span of wall time instead measures the machine's load as well: on a busy
   // machine the thread gets only part of it.
-  const auto threadCpu = [] {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-  };
+  const auto threadCpu = [] { return threadCpuMs() / 1e3; };
   volatile double sink = 0;
   const double spin_start = threadCpu();
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
