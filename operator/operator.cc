@@ -15,6 +15,7 @@
 
 #include "api/well_known.h"
 #include "common/galloping_search.h"
+#include "common/helper_pool.h"
 #include "common/log.h"
 #include "common/thread_cpu_time.h"
 #include "common/thread_name.h"
@@ -34,13 +35,12 @@
 #include "controllers/resources.h"
 #include "controllers/scheduling_inputs.h"
 #include "controllers/training_job_plan.h"
+#include "kube/event_recorder.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "kube/leader_elector.h"
 #include "kube/object_cache.h"
 #include "kube/work_queue.h"
-#include "operator/event_recorder.h"
-#include "operator/helper_pool.h"
 #include "operator/informer_cluster_view.h"
 #include "operator/operator_metrics.h"
 #include "queueing/usage.h"
@@ -126,7 +126,7 @@ struct Operator::Runtime {
   std::map<std::string, std::unique_ptr<kube::Informer>> informers;
   kube::WorkQueue queue{std::chrono::milliseconds(50), std::chrono::seconds(60)};
   std::unique_ptr<kube::LeaderElector> elector;
-  EventRecorder events;
+  kube::EventRecorder events;
   state::AdmissionJournal journal;
   state::UsageHistory usage_history;
   state::JobAccounting accounting;

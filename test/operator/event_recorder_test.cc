@@ -6,10 +6,10 @@
 #include <set>
 #include <string>
 
+#include "kube/event_recorder.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource_type.h"
 #include "kube/rest_kube_client.h"
-#include "operator/event_recorder.h"
 #include "test/support/serve_client.h"
 #include "test/support/serve_process.h"
 
@@ -47,7 +47,7 @@ TEST_CASE("the event recorder writes every queued event and drops only past its 
   auto client = clientFor(serve);
 
   SECTION("every event queued within the capacity is written, once") {
-    operator_runtime::EventRecorder recorder(*client, "troupe-test", 4, 1000);
+    kube::EventRecorder recorder(*client, "troupe-test", 4, 1000);
     for (int i = 0; i < 60; ++i) recorder.record(event("e-" + std::to_string(i)));
     recorder.flush();
     CHECK(recorder.dropped() == 0);
@@ -60,7 +60,7 @@ TEST_CASE("the event recorder writes every queued event and drops only past its 
   SECTION("past the capacity new events are dropped and counted; stop writes the rest") {
     // One writer and room for 5: of a burst of 40 recorded at once, at most the 5 queued
     // plus what the writer took meanwhile can land; record() never waits for the API.
-    operator_runtime::EventRecorder recorder(*client, "troupe-test", 1, 5);
+    kube::EventRecorder recorder(*client, "troupe-test", 1, 5);
     for (int i = 0; i < 40; ++i) recorder.record(event("burst-" + std::to_string(i)));
     recorder.stop();
     const auto written = eventNames(*client).size();

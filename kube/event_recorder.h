@@ -11,21 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
-namespace troupe::kube {
-class KubeClient;
-}
-
 // Records Kubernetes Events without holding up the code that reports them. A scheduling
 // cycle that admits hundreds of gangs reports an event for each; written in line, they
 // took as long as the bindings themselves. Events are best effort, as client-go's event
 // broadcaster treats them: beyond `capacity` queued events a new one is dropped and
 // counted, and a failed write is logged at debug level, never retried.
-namespace troupe::operator_runtime {
+namespace troupe::kube {
+
+class KubeClient;
 
 class EventRecorder {
  public:
   // Starts `writers` threads that create the queued events through `client`.
-  EventRecorder(kube::KubeClient& client, std::string field_manager, std::size_t writers = 4,
+  EventRecorder(KubeClient& client, std::string field_manager, std::size_t writers = 4,
                 std::size_t capacity = 10000);
   ~EventRecorder();  // stop()
   EventRecorder(const EventRecorder&) = delete;
@@ -43,7 +41,7 @@ class EventRecorder {
  private:
   void writeLoop();
 
-  kube::KubeClient& client_;
+  KubeClient& client_;
   const std::string field_manager_;
   const std::size_t capacity_;
   mutable std::mutex mu_;
@@ -56,4 +54,4 @@ class EventRecorder {
   std::vector<std::thread> writers_;
 };
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe::kube

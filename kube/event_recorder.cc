@@ -1,4 +1,4 @@
-#include "operator/event_recorder.h"
+#include "kube/event_recorder.h"
 
 #include <algorithm>
 
@@ -7,10 +7,10 @@
 #include "kube/kube_client.h"
 #include "kube/resource_type.h"
 
-namespace troupe::operator_runtime {
+namespace troupe::kube {
 
-EventRecorder::EventRecorder(kube::KubeClient& client, std::string field_manager,
-                             std::size_t writers, std::size_t capacity)
+EventRecorder::EventRecorder(KubeClient& client, std::string field_manager, std::size_t writers,
+                             std::size_t capacity)
     : client_(client), field_manager_(std::move(field_manager)), capacity_(capacity) {
   for (std::size_t i = 0; i < std::max<std::size_t>(1, writers); ++i)
     writers_.emplace_back([this] {
@@ -67,7 +67,7 @@ void EventRecorder::writeLoop() {
     ++in_flight_;
     lock.unlock();
     const auto ns = event["metadata"].value("namespace", "");
-    auto r = client_.create(kube::resources::kEvents, ns, event, {field_manager_, false});
+    auto r = client_.create(resources::kEvents, ns, event, {field_manager_, false});
     if (!r)
       log::debug("event not recorded", {{"event", ns + "/" + event["metadata"].value("name", "")},
                                         {"error", r.error().describe()}});
@@ -77,4 +77,4 @@ void EventRecorder::writeLoop() {
   }
 }
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe::kube

@@ -21,7 +21,7 @@
 //
 // The caller always works on its own batch too, so a batch finishes even when every pool
 // thread is busy with others; free threads join it, up to its width.
-namespace troupe::operator_runtime {
+namespace troupe {
 
 class HelperPool {
  public:
@@ -68,4 +68,4 @@ class HelperPool {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe

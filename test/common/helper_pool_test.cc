@@ -8,12 +8,12 @@
 #include <thread>
 #include <vector>
 
-#include "operator/helper_pool.h"
+#include "common/helper_pool.h"
 
-using troupe::operator_runtime::HelperPool;
+using troupe::HelperPool;
 
 TEST_CASE("a pool runs every call of a batch once, at most `width` at once",
-          "[operator][helper-pool]") {
+          "[common][helper-pool]") {
   HelperPool pool(8, "test-help");
   std::vector<std::atomic<int>> calls(200);
   std::atomic<int> running{0}, most{0};
@@ -32,7 +32,7 @@ TEST_CASE("a pool runs every call of a batch once, at most `width` at once",
 }
 
 TEST_CASE("a batch finishes on its caller's thread while every pool thread is busy",
-          "[operator][helper-pool]") {
+          "[common][helper-pool]") {
   HelperPool pool(1, "test-help");
   std::latch release(1);
   std::atomic<int> entered{0};
@@ -61,7 +61,7 @@ TEST_CASE("a batch finishes on its caller's thread while every pool thread is bu
 }
 
 TEST_CASE("many callers share the pool's threads and each gets all its calls done",
-          "[operator][helper-pool]") {
+          "[common][helper-pool]") {
   HelperPool pool(6, "test-help");
   std::set<std::thread::id> threads;
   std::mutex mu;

@@ -1,10 +1,10 @@
-#include "operator/helper_pool.h"
+#include "common/helper_pool.h"
 
 #include <algorithm>
 
 #include "common/thread_name.h"
 
-namespace troupe::operator_runtime {
+namespace troupe {
 
 HelperPool::HelperPool(std::size_t threads, std::string name) : name_(std::move(name)) {
   threads_.reserve(threads);
@@ -59,4 +59,4 @@ void HelperPool::loop() {
   }
 }
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe
