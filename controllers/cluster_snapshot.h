@@ -154,8 +154,4 @@ ClusterSnapshot buildClusterSnapshot(const ApiObjects& objects, const SnapshotOp
 // these facts is used; an older one is let go.
 void recycle(ClusterSnapshot&& used, SnapshotFacts& facts);
 
-// "0,1,2,3" <-> {0,1,2,3}; an empty or damaged annotation reads as no GPUs.
-std::vector<int> parseGpuIndices(const std::string& text);
-std::string formatGpuIndices(const std::vector<int>& gpus);
-
 }  // namespace troupe::controllers

@@ -8,7 +8,7 @@
 #include "api/gpu_topology.h"
 #include "api/well_known.h"
 #include "controllers/annotations.h"
-#include "controllers/cluster_snapshot.h"
+#include "controllers/gpu_indices.h"
 #include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"

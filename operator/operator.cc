@@ -27,6 +27,7 @@
 #include "controllers/conditions.h"
 #include "controllers/engine_sync.h"
 #include "controllers/first_status.h"
+#include "controllers/gpu_indices.h"
 #include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/pending_status_schedule.h"

@@ -3,6 +3,7 @@
 #include "controllers/action_plan.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/engine_loader.h"
+#include "controllers/gpu_indices.h"
 #include "test/controllers/builders.h"
 
 using namespace troupe::controllers;
