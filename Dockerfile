@@ -12,7 +12,7 @@ COPY scripts/bootstrap scripts/bootstrap
 RUN scripts/bootstrap
 COPY . .
 RUN scripts/build /build -DCMAKE_BUILD_TYPE=Release -DTROUPE_BUILD_TESTS=OFF \
- && install -D -m 0755 /build/operator/troupe /out/troupe \
+ && install -D -m 0755 /build/cmd/troupe /out/troupe \
  && strip /out/troupe
 
 FROM debian:bookworm-slim AS runtime

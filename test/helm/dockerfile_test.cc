@@ -79,7 +79,7 @@ TEST_CASE("the runtime stage installs the package of every shared library troupe
     if (line.find("apt-get install") != std::string::npos) runtime_packages = line;
   REQUIRE(!runtime_packages.empty());
 
-  auto linked = testing::runCommand("ldd '" TROUPE_BINARY_DIR "/operator/troupe'", false);
+  auto linked = testing::runCommand("ldd '" TROUPE_BINARY_DIR "/cmd/troupe'", false);
   REQUIRE(linked.exit_code == 0);
   std::istringstream lines(linked.output);
   std::size_t libraries = 0;

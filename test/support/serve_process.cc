@@ -16,7 +16,7 @@
 
 namespace troupe::testing {
 
-std::string troupeBinary() { return std::string(TROUPE_BINARY_DIR) + "/operator/troupe"; }
+std::string troupeBinary() { return std::string(TROUPE_BINARY_DIR) + "/cmd/troupe"; }
 
 ServeProcess::ServeProcess(std::string kube_minor, std::string data_dir, Crds crds)
     : kube_minor_(std::move(kube_minor)), data_dir_(std::move(data_dir)), crds_(crds) {

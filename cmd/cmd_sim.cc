@@ -5,13 +5,13 @@
 #include <limits>
 #include <string>
 
-#include "operator/commands.h"
+#include "cmd/commands.h"
 #include "simulator/cluster_spec.h"
 #include "simulator/report_writer.h"
 #include "simulator/simulation.h"
 #include "simulator/trace.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 namespace {
 
 struct SimFlags {
@@ -117,4 +117,4 @@ void addSimCommand(CLI::App& app) {
   cmd->callback([flags] { throw CommandExit{runSim(*flags)}; });
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
-#include "operator/commands.h"
+#include "cmd/commands.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 
 void addVersionCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("version", "Print the version of troupe");
@@ -12,4 +12,4 @@ void addVersionCommand(CLI::App& app) {
   });
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

@@ -23,10 +23,10 @@
 #include "api/validated.h"
 #include "api/well_known.h"
 #include "api/yaml.h"
+#include "cmd/commands.h"
 #include "openapi/schema.h"
-#include "operator/commands.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 namespace {
 
 namespace fs = std::filesystem;
@@ -319,4 +319,4 @@ void addValidateCommand(CLI::App& app) {
   cmd->callback([options] { throw CommandExit{run(*options)}; });
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

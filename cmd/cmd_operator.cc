@@ -6,17 +6,17 @@
 #include <thread>
 
 #include "apiserver/standalone_server.h"
+#include "cmd/commands.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "dashboard/dashboard_server.h"
 #include "kube/config_loader.h"
 #include "kube/rest_kube_client.h"
 #include "operator/admission_webhook.h"
-#include "operator/commands.h"
 #include "operator/http_endpoint.h"
 #include "operator/operator.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 namespace {
 
 struct OperatorFlags {
@@ -188,4 +188,4 @@ void addOperatorCommand(CLI::App& app) {
   cmd->callback([flags] { throw CommandExit{runOperator(*flags)}; });
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

@@ -1,5 +1,3 @@
-#include "bench/api/api_bench_commands.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,9 +7,12 @@
 #include "bench/api/scheduler_benchmark.h"
 #include "bench/api/server_benchmark.h"
 #include "bench/support/machine_info.h"
-#include "operator/commands.h"
+#include "cmd/commands.h"
 
-namespace troupe::bench {
+namespace troupe::cmd {
+
+using namespace troupe::bench;
+
 namespace {
 
 // Targets (docs/benchmarks.md).
@@ -190,7 +191,7 @@ void addApiBenchCommands(CLI::App& bench) {
       ->capture_default_str();
   server_cmd->add_option("--crds", server->crd_dir, "Directory of the CRD manifests")
       ->capture_default_str();
-  server_cmd->callback([server] { throw cli::CommandExit{runServer(*server)}; });
+  server_cmd->callback([server] { throw CommandExit{runServer(*server)}; });
 
   auto scheduler = std::make_shared<SchedulerBenchOptions>();
   scheduler->crd_dir = TROUPE_CRDS_DIR;
@@ -238,7 +239,7 @@ void addApiBenchCommands(CLI::App& bench) {
       ->add_option("--serve-log-level", scheduler->serve_log_level,
                    "The server's log level: debug, info, warn or error")
       ->capture_default_str();
-  scheduler_cmd->callback([scheduler] { throw cli::CommandExit{runScheduler(*scheduler)}; });
+  scheduler_cmd->callback([scheduler] { throw CommandExit{runScheduler(*scheduler)}; });
 }
 
-}  // namespace troupe::bench
+}  // namespace troupe::cmd

@@ -7,12 +7,11 @@
 #include <tuple>
 #include <vector>
 
-#include "bench/api/api_bench_commands.h"
 #include "bench/engine/engine_benchmark.h"
 #include "bench/support/machine_info.h"
-#include "operator/commands.h"
+#include "cmd/commands.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 namespace {
 
 struct EngineBenchFlags {
@@ -168,7 +167,7 @@ void addBenchCommand(CLI::App& app) {
   engine->add_flag("--quick", flags->quick,
                    "Smoke run: 1000 nodes, 100 queues, 10000 pending, few repeats");
   engine->callback([flags] { throw CommandExit{runEngineBench(*flags)}; });
-  troupe::bench::addApiBenchCommands(*bench);
+  addApiBenchCommands(*bench);
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

@@ -8,6 +8,7 @@
 #include "apiserver/api_server_metrics.h"
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
+#include "cmd/commands.h"
 #include "common/log.h"
 #include "common/metrics_registry.h"
 #include "dashboard/static_files.h"
@@ -15,11 +16,10 @@
 #include "kubelet/demo_cluster.h"
 #include "kubelet/standalone_kubelets.h"
 #include "loopback/loopback_transport.h"
-#include "operator/commands.h"
 #include "operator/http_endpoint.h"
 #include "operator/operator.h"
 
-namespace troupe::cli {
+namespace troupe::cmd {
 
 namespace {
 
@@ -343,4 +343,4 @@ void addServeCommand(CLI::App& app) {
   });
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::cmd

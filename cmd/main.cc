@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cli/kubectl_plugin.h"
-#include "operator/commands.h"
+#include "cmd/commands.h"
 
 namespace {
 
@@ -29,17 +29,17 @@ int main(int argc, char** argv) {
   raiseOpenFileLimit();
   CLI::App app{"troupe: gang scheduling, fair-share queues and preemption for AI training"};
   app.require_subcommand(1);
-  troupe::cli::addVersionCommand(app);
-  troupe::cli::addValidateCommand(app);
-  troupe::cli::addSimCommand(app);
-  troupe::cli::addBenchCommand(app);
-  troupe::cli::addServeCommand(app);
-  troupe::cli::addOperatorCommand(app);
+  troupe::cmd::addVersionCommand(app);
+  troupe::cmd::addValidateCommand(app);
+  troupe::cmd::addSimCommand(app);
+  troupe::cmd::addBenchCommand(app);
+  troupe::cmd::addServeCommand(app);
+  troupe::cmd::addOperatorCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const troupe::cli::CommandExit& exit) {
+  } catch (const troupe::cmd::CommandExit& exit) {
     return exit.code;
   }
   return 0;
