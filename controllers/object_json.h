@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/clock.h"
+
 // Reading the few metadata fields the controllers need from API objects as the server
 // sends them. Missing fields read as empty, never as an exception.
 namespace troupe::controllers {
@@ -28,9 +30,13 @@ std::string label(const Json& object, std::string_view key);
 std::string annotation(const Json& object, std::string_view key);
 bool isDeleting(const Json& object);
 
-// RFC 3339 timestamps ("2026-11-23T03:40:00Z") as whole seconds since the epoch.
+// RFC 3339 timestamps ("2026-11-23T03:40:00Z") as whole seconds since the epoch, the
+// controllers' and the engine's time.
 std::optional<std::int64_t> parseTimestamp(std::string_view text);
 std::string formatTimestamp(std::int64_t seconds);
+inline std::int64_t epochSeconds(Time t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
 
 // The ownerReference that controls `object` ("Kind" and name), if any.
 struct Owner {

@@ -13,12 +13,11 @@
 #include "common/clock.h"
 #include "common/metrics_registry.h"
 #include "common/result.h"
+#include "controllers/cluster_writer.h"
 
 namespace troupe::kube {
 class KubeClient;
-class Informer;
 class LeaderElector;
-class WorkQueue;
 }  // namespace troupe::kube
 namespace troupe::state {
 class StateDatabase;
@@ -27,29 +26,21 @@ namespace troupe::admission {
 class ClusterView;
 }
 
-// The Troupe operator: informer caches fed by list and watch, reconcile workers that
-// bring TrainingJobs and PodGroups to their specs from a rate-limited work queue, one
-// control thread that runs the scheduling cycle (on events, on a timer, and when the
-// engine says something new is due), leader election on a Lease, and the state store. It talks to
-// the API only through a KubeClient, so `troupe operator` (against a real cluster) and `troupe
-// serve` (in-process, against its own API) run the same code. docs/operator.md describes it for
-// users.
+// The Troupe operator's runtime: it owns the controllers (controllers/: the informer
+// caches, the cluster writer, the scheduler loop and the reconcilers) and runs them on its
+// threads: one control thread that runs the scheduling cycle (on events, on a timer, and
+// when the engine says something new is due), reconcile workers that bring TrainingJobs and
+// PodGroups to their specs from a rate-limited work queue, and leader election on a Lease;
+// it starts and stops them. It talks to the API only through a KubeClient, so `troupe
+// operator` (against a real cluster) and `troupe serve` (in-process, against its own API)
+// run the same code. docs/operator.md describes it for users.
 namespace troupe::operator_runtime {
 
-// Bindings of one cycle in flight at once, over every gang the cycle admits. The server
-// makes writes durable in group commits, so the more are in flight the more share each
-// fsync. Draining 20,000 pending pods on 5,000 nodes (`troupe bench scheduler --workload
-// pods --backlog 20000`), 32 at once bound 2,350-2,800 pods a second (3 runs), 128 at once
-// 3,340-4,300 (7 runs).
-inline constexpr std::size_t kBindWidth = 128;
-// Writes of one reconcile or one cycle step (a gang's pods, its deletions, status writes)
-// in flight at once. Each write waits for the server to make it durable; issued together
-// they share the server's commits.
-inline constexpr std::size_t kWriteWidth = 16;
 // Connections the operator's client keeps open: the cycle's bindings beside the reconcile
-// workers' writes. A request beyond the idle pool opens a connection of its own and pays a
-// TLS handshake.
-inline constexpr int kClientConnections = static_cast<int>(kBindWidth + 2 * kWriteWidth);
+// workers' writes (controllers/cluster_writer.h). A request beyond the idle pool opens a
+// connection of its own and pays a TLS handshake.
+inline constexpr int kClientConnections =
+    static_cast<int>(controllers::kBindWidth + 2 * controllers::kWriteWidth);
 
 struct OperatorOptions {
   std::filesystem::path state_dir;
@@ -95,12 +86,13 @@ class Operator {
   // The Queues and Namespaces of the caches, as admission reads them (the webhook).
   const admission::ClusterView& clusterView() const;
   // Scheduling cycles run so far (tests wait on it).
-  std::int64_t cycles() const { return cycles_.load(); }
+  std::int64_t cycles() const;
 
  private:
-  struct Runtime;
+  struct Controllers;
   Operator(kube::KubeClient& client, OperatorOptions options, const TimeSource& time,
            std::unique_ptr<state::StateDatabase> db);
+  void startElection();
   void controlLoop(std::stop_token stop);
   void reconcileLoop(std::stop_token stop);
 
@@ -109,9 +101,11 @@ class Operator {
   const TimeSource& time_;
   MetricsRegistry metrics_;
   std::unique_ptr<state::StateDatabase> db_;
-  std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<Controllers> controllers_;
+  std::unique_ptr<kube::LeaderElector> elector_;
   std::atomic<bool> leading_{false};
-  std::atomic<std::int64_t> cycles_{0};
+  // The reconcile workers act only while this replica leads and has recovered.
+  std::atomic<bool> acting_{false};
   std::mutex lifecycle_mu_;
   bool started_ = false;
   std::jthread elector_thread_;

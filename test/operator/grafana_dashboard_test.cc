@@ -8,7 +8,7 @@
 
 #include "apiserver/api_server_metrics.h"
 #include "common/metrics_registry.h"
-#include "operator/operator_metrics.h"
+#include "controllers/operator_metrics.h"
 
 namespace {
 
@@ -27,7 +27,7 @@ std::set<std::string> families(const troupe::MetricsRegistry& registry) {
 TEST_CASE("the chart's Grafana dashboard charts every series Troupe exports, and no other",
           "[operator][metrics][grafana]") {
   troupe::MetricsRegistry registry;
-  troupe::operator_runtime::defineOperatorMetrics(registry);
+  troupe::controllers::defineOperatorMetrics(registry);
   troupe::apiserver::ApiServerMetrics server(registry);
   const auto exported = families(registry);
   REQUIRE(exported.size() == 18);

@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "common/metrics_registry.h"
-#include "operator/operator_metrics.h"
+#include "controllers/operator_metrics.h"
 #include "test/support/promtool.h"
 
-using namespace troupe::operator_runtime;
+using namespace troupe::controllers;
 using troupe::MetricsRegistry;
 using troupe::testing::promtoolCheck;
 

@@ -2,7 +2,7 @@
 
 #include "common/metrics_registry.h"
 
-namespace troupe::operator_runtime {
+namespace troupe::controllers {
 
 // The operator's metric families (docs/operator.md lists them), defined on `registry`.
 // Per queue and resource: troupe_queue_{guaranteed,fair_share,allocated,pending};
@@ -11,4 +11,4 @@ namespace troupe::operator_runtime {
 // troupe_scheduling_cycle_duration_seconds; gauges troupe_leader, troupe_caches_synced.
 void defineOperatorMetrics(MetricsRegistry& registry);
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe::controllers

@@ -1,6 +1,6 @@
-#include "operator/operator_metrics.h"
+#include "controllers/operator_metrics.h"
 
-namespace troupe::operator_runtime {
+namespace troupe::controllers {
 
 void defineOperatorMetrics(MetricsRegistry& r) {
   r.defineGauge("troupe_queue_guaranteed", "Guaranteed quota of a queue, per resource.");
@@ -22,4 +22,4 @@ void defineOperatorMetrics(MetricsRegistry& r) {
   r.defineGauge("troupe_caches_synced", "1 once every informer cache has synced.");
 }
 
-}  // namespace troupe::operator_runtime
+}  // namespace troupe::controllers

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "common/clock.h"
+#include "controllers/action_plan.h"
+
+namespace troupe::kube {
+class EventRecorder;
+struct ResourceType;
+}  // namespace troupe::kube
+
+// The controllers' Kubernetes Events: what happened to a TrainingJob, a PodGroup or a
+// pod, in core/v1 form, handed to the event recorder (best effort, never waited for).
+namespace troupe::controllers {
+
+class InformerCaches;
+
+class EventWriter {
+ public:
+  EventWriter(kube::EventRecorder& recorder, InformerCaches& caches, const TimeSource& time);
+
+  // An event about the object of `type` "ns/name" with `uid` (empty when unknown).
+  void record(const kube::ResourceType& type, const std::string& ns, const std::string& name,
+              const std::string& uid, const EventRecord& event);
+  // An event about a gang goes to its TrainingJob when it has one, to a lone pod's pod,
+  // else to the PodGroup.
+  void recordForGang(const EventRecord& event);
+
+ private:
+  kube::EventRecorder& recorder_;
+  InformerCaches& caches_;
+  const TimeSource& time_;
+  std::atomic<std::int64_t> counter_{0};  // makes event names unique within a second
+};
+
+}  // namespace troupe::controllers

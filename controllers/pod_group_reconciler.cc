@@ -1,0 +1,83 @@
+#include "controllers/pod_group_reconciler.h"
+
+#include <chrono>
+
+#include "api/well_known.h"
+#include "common/log.h"
+#include "controllers/annotations.h"
+#include "controllers/cluster_writer.h"
+#include "controllers/conditions.h"
+#include "controllers/event_writer.h"
+#include "controllers/first_status.h"
+#include "controllers/informer_caches.h"
+#include "controllers/lone_pod.h"
+#include "controllers/object_json.h"
+#include "controllers/pod_group_status.h"
+#include "controllers/work_item.h"
+#include "kube/resource_type.h"
+#include "kube/work_queue.h"
+
+namespace troupe::controllers {
+
+namespace res = kube::resources;
+
+PodGroupReconciler::PodGroupReconciler(InformerCaches& caches, ClusterWriter& writer,
+                                       EventWriter& events, kube::WorkQueue& queue,
+                                       const TimeSource& time)
+    : caches_(caches), writer_(writer), events_(events), queue_(queue), time_(time) {}
+
+void PodGroupReconciler::reconcile(const std::string& key) {
+  auto pg = caches_.podGroups().cache().get(key);
+  if (!pg) return makeLonePodGroup(key);
+  // Shared with the cache: a gang of hundreds of pods is reconciled on each member's
+  // event, and copying every member each time made this quadratic in the gang's size.
+  const ObjectList pods(caches_.podsOfGroup(key));
+  auto status = computePodGroupStatus(*pg, pods, now());
+  auto preempted_by = annotation(*pg, kPreemptedByAnnotation);
+  if (!preempted_by.empty()) {
+    setCondition(status, "Preempted", true, "Preempted", "Preempted by " + preempted_by, now());
+  } else if (findCondition(status, "Preempted")) {
+    setCondition(status, "Preempted", false, "Admitted", "", now());
+  }
+  // status.pending belongs to the scheduler loop while the group waits; once the group
+  // is placed (or over), it goes.
+  Json old_status = pg->value("status", Json::object());
+  if (old_status.contains("pending") && status.value("phase", "") == "Pending")
+    status["pending"] = old_status["pending"];
+  if (old_status != status)
+    writer_.patchStatus(res::kPodGroups, namespaceOf(*pg), nameOf(*pg), old_status, status);
+  if (status.value("phase", "") == "Pending" && pg->contains("spec") &&
+      (*pg)["spec"].contains("scheduleTimeoutSeconds"))
+    queue_.addAfter(podGroupItem(key), std::chrono::seconds(5));
+  // A new group whose first status waits (controllers/first_status.h) is looked at again
+  // when it is due, in case nothing else happens to it by then.
+  if (status.value("phase", "").empty())
+    if (auto wait = firstStatusWait(*pg, now()))
+      queue_.addAfter(podGroupItem(key), std::chrono::seconds(*wait));
+}
+
+// A lone pod's own PodGroup (controllers/lone_pod.h), made once the pod is seen; a pod
+// that names no queue gets a Warning event that says so instead.
+void PodGroupReconciler::makeLonePodGroup(const std::string& key) {
+  const auto ns = key.substr(0, key.find('/'));
+  for (const auto& pod : caches_.podsOfGroup(key)) {
+    const auto phase = stringAt(*pod, "/status/phase");
+    if (!label(*pod, api::kPodGroupLabel).empty() || isDeleting(*pod) || phase == "Succeeded" ||
+        phase == "Failed")
+      continue;
+    auto group = lonePodGroup(*pod);
+    if (!group) {
+      events_.record(res::kPods, ns, nameOf(*pod), stringAt(*pod, "/metadata/uid"),
+                     {key, "Warning", "NoQueue", group.error().describe()});
+      continue;
+    }
+    auto r = writer_.create(res::kPodGroups, ns, *group);
+    if (!r && !r.error().isAlreadyExists()) {
+      log::warn("create failed",
+                {{"pod", keyOf(*pod)}, {"kind", "PodGroup"}, {"error", r.error().describe()}});
+      queue_.addRateLimited(podGroupItem(key));
+    }
+  }
+}
+
+}  // namespace troupe::controllers
