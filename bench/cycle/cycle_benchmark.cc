@@ -10,10 +10,8 @@
 #include "bench/support/machine_info.h"
 #include "bench/support/memory_probe.h"
 #include "bench/support/scheduler_workload.h"
-#include "common/thread_cpu_time.h"
-#include "controllers/action_plan.h"
-#include "controllers/cluster_snapshot.h"
-#include "controllers/engine_sync.h"
+#include "controllers/cycle_planner.h"
+#include "controllers/cycle_timer.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
 
@@ -130,34 +128,27 @@ double percentile(std::vector<double> samples, double p) {
   return samples[std::min(rank, samples.size() - 1)];
 }
 
-// One cycle of the scheduling thread on `objects` at time t, each step timed.
+// One cycle of the scheduling thread on `objects` at time t: the scheduler loop's own
+// planning steps (controllers/cycle_planner.h), each timed.
 struct TimedCycle {
   double snapshot_ms = 0, load_ms = 0, schedule_ms = 0, plan_ms = 0, total_ms = 0;
   std::size_t refused = 0;
   controllers::ActionPlan plan;
 };
 
-TimedCycle timedCycle(const controllers::ApiObjects& objects, std::int64_t t,
-                      controllers::SnapshotFacts& facts, controllers::EngineSync& engine) {
+TimedCycle timedCycle(const controllers::ApiObjects& objects, std::int64_t t, std::int64_t cycle,
+                      controllers::CyclePlanner& planner) {
   TimedCycle out;
-  const double start = threadCpuMs();
-  controllers::SnapshotOptions options;
-  options.now = t;
-  options.facts = &facts;
-  auto cluster = controllers::buildClusterSnapshot(objects, options);
-  const double built = threadCpuMs();
-  out.refused = engine.sync(cluster).size();
-  const double loaded_at = threadCpuMs();
-  auto decisions = engine.engine().schedule(t);
-  const double scheduled = threadCpuMs();
-  out.plan = controllers::planActions(decisions, cluster, t);
-  const double planned = threadCpuMs();
-  out.snapshot_ms = built - start;
-  out.load_ms = loaded_at - built;
-  out.schedule_ms = scheduled - loaded_at;
-  out.plan_ms = planned - scheduled;
-  out.total_ms = planned - start;
-  controllers::recycle(std::move(cluster), facts);  // as the operator does
+  controllers::CycleTimer timer;
+  auto planned = planner.plan(objects, {t, {}}, cycle, timer);
+  out.refused = planned.refused.size();
+  out.plan = std::move(planned.plan);
+  out.snapshot_ms = timer.cpuMs("snapshot");
+  out.load_ms = timer.cpuMs("sync");
+  out.schedule_ms = timer.cpuMs("schedule");
+  out.plan_ms = timer.cpuMs("plan");
+  out.total_ms = timer.totalCpuMs();
+  planner.recycle(std::move(planned.cluster));  // as the scheduler loop does
   return out;
 }
 
@@ -169,9 +160,8 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
   const Objects settled = settledCluster(shape);
   result.pods = static_cast<int>(settled.pods.size()) + 1;
   result.gangs = static_cast<int>(settled.pod_groups.size()) + 1;
-  // Kept across cycles, as the operator keeps them.
-  controllers::SnapshotFacts facts;
-  controllers::EngineSync engine{queueing::Policy{}};
+  // Kept across cycles, as the scheduler loop keeps it.
+  controllers::CyclePlanner planner{queueing::Policy{}};
   for (int cycle = 0; cycle <= shape.cycles; ++cycle) {
     // A new 1-GPU job in the guaranteed queue; the previous one is gone.
     const auto t = kStart + 100 + cycle;
@@ -184,10 +174,10 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
     objects.pods = controllers::ObjectList(
         with(settled.pods, std::make_shared<const json>(std::move(job.pods[0]))));
 
-    const TimedCycle c = timedCycle(objects, t, facts, engine);
+    const TimedCycle c = timedCycle(objects, t, cycle + 1, planner);
     if (cycle == 0) continue;  // filled the facts and loaded the engine
     result.refused += c.refused;
-    result.gangs_resent += engine.lastSync().gangs_added;
+    result.gangs_resent += planner.engine().lastSync().gangs_added;
     result.snapshot_ms.push_back(c.snapshot_ms);
     result.load_ms.push_back(c.load_ms);
     result.schedule_ms.push_back(c.schedule_ms);
@@ -218,7 +208,7 @@ CycleBenchResult runCycleBench(const CycleBenchShape& shape) {
     objects.priority_classes = controllers::ObjectList(settled.priority_classes);
     objects.pod_groups = controllers::ObjectList(std::move(groups));
     objects.pods = controllers::ObjectList(std::move(pods));
-    const TimedCycle c = timedCycle(objects, t, facts, engine);
+    const TimedCycle c = timedCycle(objects, t, shape.cycles + 2, planner);
     result.drain = DrainCycle{c.snapshot_ms, c.load_ms,  c.schedule_ms,
                               c.plan_ms,     c.total_ms, c.plan.bindings.size()};
   }

@@ -4,10 +4,11 @@
 #include <string>
 #include <vector>
 
-// The scheduler loop's cycle without the API: the snapshot built from objects in memory
-// (as the operator builds it from its informer caches, with the facts of unchanged objects
-// kept between cycles), the engine kept from the previous cycle brought to it
-// (EngineSync), one schedule() and the action plan.
+// The scheduler loop's cycle without the API: its own planning steps
+// (controllers/cycle_planner.h) on objects held in memory: the snapshot built from them (as
+// the loop builds it from its informer caches, with the facts of unchanged objects kept
+// between cycles), the engine kept from the previous cycle brought to it (EngineSync), one
+// schedule() and the action plan.
 //
 // The cluster is the one `troupe bench scheduler` leaves behind when it times a reclaim:
 // every object bound and running (single-pod CPU jobs, gangs of CPU pods, and one 8-GPU
