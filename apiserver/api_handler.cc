@@ -10,6 +10,7 @@
 #include "apiserver/handlers/openapi.h"
 #include "apiserver/handlers/pod_log.h"
 #include "apiserver/handlers/watch.h"
+#include "apiserver/object_service.h"
 #include "apiserver/protobuf/object_decoder.h"
 #include "common/log.h"
 

@@ -4,6 +4,7 @@
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/patch.h"
 #include "apiserver/handlers/table.h"
+#include "apiserver/object_service.h"
 #include "apiserver/yaml_json.h"
 #include "common/check.h"
 #include "common/json_member.h"

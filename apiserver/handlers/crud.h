@@ -1,5 +1,6 @@
 #pragma once
 
+#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/http/http_message.h"
 

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "apiserver/handlers/container_log.h"
+#include "apiserver/object_service.h"
 #include "common/json_member.h"
 #include "common/rfc3339.h"
 

@@ -4,12 +4,13 @@
 
 #include "apiserver/handlers/content.h"
 #include "apiserver/http/http_message.h"
-#include "apiserver/object_service.h"
 #include "apiserver/registry/resource_registry.h"
+#include "common/clock.h"
 
 // A resource request after routing: kubernetes' RequestInfo.
 namespace troupe::apiserver {
 
+class ObjectService;
 class WatchTicker;
 
 struct RestRequest {

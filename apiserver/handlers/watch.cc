@@ -8,6 +8,7 @@
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/table.h"
 #include "apiserver/object_meta.h"
+#include "apiserver/object_service.h"
 #include "common/check.h"
 #include "common/json_member.h"
 #include "common/log.h"

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/http/http_message.h"
 
