@@ -7,10 +7,11 @@
 #include "apiserver/auth/owner_reference_check.h"
 #include "apiserver/handlers/body_limits.h"
 #include "apiserver/handlers/crud.h"
+#include "apiserver/handlers/json_response.h"
 #include "apiserver/handlers/openapi.h"
 #include "apiserver/handlers/pod_log.h"
 #include "apiserver/handlers/watch.h"
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 #include "apiserver/protobuf/object_decoder.h"
 #include "common/log.h"
 

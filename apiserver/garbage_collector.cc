@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "apiserver/object_meta.h"
+#include "apiserver/objects/object_meta.h"
 #include "common/json_member.h"
 #include "common/log.h"
 #include "common/thread_name.h"

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <variant>
 
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 
 // The garbage collector inside the server: keeps an index from owner uid to dependents
 // (fed by every write), and on its own thread deletes dependents whose owners are gone

@@ -10,7 +10,7 @@
 #include "apiserver/api_server_metrics.h"
 #include "apiserver/handlers/discovery.h"
 #include "apiserver/http/http_message.h"
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 #include "apiserver/router.h"
 #include "apiserver/storage/object_store.h"
 #include "common/result.h"

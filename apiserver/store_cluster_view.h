@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "admission/cluster_view.h"
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 #include "apiserver/storage/object_store.h"
 
 // What troupe serve's admission reads of the cluster: the Queues and namespaces in its

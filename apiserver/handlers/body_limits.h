@@ -15,7 +15,7 @@ namespace troupe::apiserver {
 constexpr std::size_t kMaxBodyBytes = 3 * 1024 * 1024;
 // Nested arrays and objects in a JSON body (kube-apiserver's decoders stop at 10,000;
 // common/json_parse.h says why Troupe stops at 1,000); a YAML body stops at kMaxYamlDepth
-// (apiserver/yaml_json.h).
+// (apiserver/handlers/yaml_json.h).
 constexpr std::size_t kMaxNestingDepth = kMaxJsonDepth;
 // A YAML or protobuf body once decoded, as compact JSON text: what aliases or base64 may
 // add to a body within kMaxBodyBytes stops here.

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/http/http_message.h"
+#include "apiserver/objects/api_status.h"
 
 // The REST verbs on resources and their subresources (status, scale, binding, eviction).
 namespace troupe::apiserver {

@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/content.h"
+#include "apiserver/handlers/json_response.h"
 
 namespace troupe::apiserver {
 

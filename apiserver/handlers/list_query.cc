@@ -1,5 +1,5 @@
 #include "apiserver/handlers/list_query.h"
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 
 #include <cctype>
 #include <cerrno>

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/handlers/selectors.h"
+#include "apiserver/objects/api_status.h"
 #include "apiserver/storage/object_store.h"
 
 // What a list or watch selects: label and field selectors from the query string.

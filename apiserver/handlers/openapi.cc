@@ -5,7 +5,7 @@
 #include <functional>
 #include <set>
 
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/handlers/json_response.h"
 
 namespace troupe::apiserver {
 

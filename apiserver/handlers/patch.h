@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/objects/api_status.h"
 #include "common/clock.h"
 
 // The four PATCH flavours: JSON merge patch (RFC 7386) and JSON patch (RFC 6902), both

@@ -6,7 +6,8 @@
 #include <mutex>
 
 #include "apiserver/handlers/container_log.h"
-#include "apiserver/object_service.h"
+#include "apiserver/handlers/json_response.h"
+#include "apiserver/objects/object_service.h"
 #include "common/json_member.h"
 #include "common/rfc3339.h"
 

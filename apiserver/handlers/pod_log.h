@@ -1,8 +1,8 @@
 #pragma once
 
-#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/http/http_message.h"
+#include "apiserver/objects/api_status.h"
 
 // GET pods/{name}/log: a container's log (container_log.h), with the options kubectl logs
 // sends (container, previous, timestamps, tailLines, limitBytes, sinceSeconds, sinceTime,

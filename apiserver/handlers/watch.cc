@@ -5,10 +5,11 @@
 #include <string>
 #include <unordered_set>
 
+#include "apiserver/handlers/json_response.h"
 #include "apiserver/handlers/list_query.h"
 #include "apiserver/handlers/table.h"
-#include "apiserver/object_meta.h"
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_meta.h"
+#include "apiserver/objects/object_service.h"
 #include "common/check.h"
 #include "common/json_member.h"
 #include "common/log.h"

@@ -7,9 +7,9 @@
 #include <set>
 #include <thread>
 
-#include "apiserver/handlers/api_status.h"
 #include "apiserver/handlers/rest_request.h"
 #include "apiserver/http/http_message.h"
+#include "apiserver/objects/api_status.h"
 
 // GET ...?watch=true: a chunked stream of {"type","object"} lines, as kube-apiserver
 // writes them: synthetic ADDED events for resourceVersion "" or "0", BOOKMARKs when

@@ -219,9 +219,9 @@ TEST_CASE("the token file names the line and rule it breaks", "[apiserver][auth]
 }  // namespace
 }  // namespace troupe::apiserver
 
-#include "apiserver/crd_schema_validator.h"
+#include "apiserver/handlers/yaml_json.h"
+#include "apiserver/objects/crd_schema_validator.h"
 #include "apiserver/registry/resource_registry.h"
-#include "apiserver/yaml_json.h"
 #include "test/support/in_process_server.h"
 
 namespace troupe::apiserver {

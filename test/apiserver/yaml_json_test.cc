@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/yaml_json.h"
+#include "apiserver/handlers/yaml_json.h"
 
 namespace troupe::apiserver {
 namespace {

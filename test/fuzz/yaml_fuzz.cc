@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "apiserver/yaml_json.h"
+#include "apiserver/handlers/yaml_json.h"
 #include "common/check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

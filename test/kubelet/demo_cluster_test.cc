@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apiserver/yaml_json.h"
+#include "apiserver/handlers/yaml_json.h"
 #include "kubelet/demo_cluster.h"
 
 using troupe::kubelet::demoClusterNodes;

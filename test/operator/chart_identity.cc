@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "apiserver/yaml_json.h"
+#include "apiserver/handlers/yaml_json.h"
 #include "test/support/command.h"
 
 namespace troupe::operator_runtime::testing {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/objects/api_status.h"
 #include "apiserver/registry/resource_kind.h"
 
 // The quantities of an object being written, checked before it is stored, each bad one a

@@ -1,4 +1,4 @@
-#include "apiserver/object_shape.h"
+#include "apiserver/objects/object_shape.h"
 
 #include <string>
 

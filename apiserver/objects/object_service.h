@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/active_namespaces.h"
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/objects/active_namespaces.h"
+#include "apiserver/objects/api_status.h"
 #include "apiserver/registry/resource_registry.h"
 #include "apiserver/storage/object_store.h"
 #include "common/clock.h"

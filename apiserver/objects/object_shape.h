@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/objects/api_status.h"
 #include "apiserver/registry/resource_kind.h"
 
 // The JSON types of the fields the server itself reads from an object it is asked to

@@ -1,4 +1,4 @@
-#include "apiserver/yaml_json.h"
+#include "apiserver/handlers/yaml_json.h"
 
 #include <simdjson.h>
 #include <yaml-cpp/depthguard.h>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/handlers/api_status.h"
+#include "apiserver/objects/api_status.h"
 #include "apiserver/registry/resource_kind.h"
 
 namespace troupe::openapi {

@@ -1,4 +1,4 @@
-#include "apiserver/object_service.h"
+#include "apiserver/objects/object_service.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,10 +9,10 @@
 
 #include "api/names.h"
 #include "api/quantity.h"
-#include "apiserver/crd_schema_validator.h"
-#include "apiserver/object_meta.h"
-#include "apiserver/object_shape.h"
-#include "apiserver/quantity_admission.h"
+#include "apiserver/objects/crd_schema_validator.h"
+#include "apiserver/objects/object_meta.h"
+#include "apiserver/objects/object_shape.h"
+#include "apiserver/objects/quantity_admission.h"
 #include "common/base64.h"
 #include "common/json_member.h"
 #include "common/rfc3339.h"

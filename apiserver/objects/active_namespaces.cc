@@ -1,4 +1,4 @@
-#include "apiserver/active_namespaces.h"
+#include "apiserver/objects/active_namespaces.h"
 
 namespace troupe::apiserver {
 

@@ -1,4 +1,4 @@
-#include "apiserver/object_meta.h"
+#include "apiserver/objects/object_meta.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "apiserver/crd_schema_validator.h"
+#include "apiserver/objects/crd_schema_validator.h"
 
 #include "api/field_error.h"
 #include "common/log.h"

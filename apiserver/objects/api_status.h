@@ -7,13 +7,13 @@
 #include <variant>
 #include <vector>
 
-#include "apiserver/http/http_message.h"
 #include "apiserver/registry/resource_kind.h"
 #include "common/check.h"
 #include "common/error.h"
 
 // Kubernetes `Status` bodies, shaped as the real kube-apiserver writes them (see the
-// recorded err-*.json responses), and ApiResult<T>: a value or such a Status.
+// recorded err-*.json responses), and ApiResult<T>: a value or such a Status. The handlers
+// send them (handlers/json_response.h); ObjectService and its checks return them.
 namespace troupe::apiserver {
 
 struct ApiError {
@@ -71,12 +71,6 @@ ApiError methodNotSupported(const std::string& verb, const std::string& resource
 // Maps a storage Error to a Status for `kind`/`name`.
 ApiError fromStoreError(const Error& error, const ResourceKind& kind, const std::string& name);
 
-// A Status answer; one with a 5xx code is the server's own fault and is logged with its
-// message (its cause).
-http::Response statusResponse(const ApiError& error);
-http::Response jsonResponse(int code, const nlohmann::json& body);
-// JSON text for a client; bytes that are not UTF-8 become U+FFFD.
-std::string dumpForClient(const nlohmann::json& value);
 // The Status{status: Success} some endpoints answer with (binding: 201).
 nlohmann::json successStatus(int code, nlohmann::json details = nullptr);
 

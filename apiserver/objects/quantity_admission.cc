@@ -1,4 +1,4 @@
-#include "apiserver/quantity_admission.h"
+#include "apiserver/objects/quantity_admission.h"
 
 #include "api/core/container_resources.h"
 #include "api/field_error.h"
