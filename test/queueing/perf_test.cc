@@ -4,11 +4,11 @@
 // while it changes.
 #include <catch2/catch.hpp>
 
-#include <time.h>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "common/thread_cpu_time.h"
 #include "queueing/engine.h"
 #include "test/queueing/builders.h"
 
@@ -16,16 +16,6 @@ namespace troupe::queueing {
 namespace {
 
 using namespace testing;
-// CPU time of this thread: the machine may be shared, and the targets are "on one core".
-struct Clock {
-  using time_point = double;  // seconds
-  static double now() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-};
-
 // Resident memory in bytes, from /proc (Linux), for the per-gang figure.
 std::int64_t residentBytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
@@ -36,13 +26,15 @@ std::int64_t residentBytes() {
   return got == 2 ? static_cast<std::int64_t>(resident) * 4096 : 0;
 }
 
-double msSince(Clock::time_point t) { return (Clock::now() - t) * 1000.0; }
+// CPU time of this thread since `start_ms`: the machine may be shared, and the targets are
+// "on one core".
+double msSince(double start_ms) { return threadCpuMs() - start_ms; }
 
 TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[.perf]") {
   const int scale_nodes = 10000;
   const int scale_gangs = 100000;
   Engine e;
-  auto t0 = Clock::now();
+  double t0 = threadCpuMs();
   for (int i = 0; i < scale_nodes; ++i) {
     const int rack = i / 32;
     REQUIRE(e.upsertNode(node("node-" + std::to_string(i))
@@ -90,12 +82,12 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
   std::printf("build: %.1f ms, %.0f bytes per pending gang\n", msSince(t0),
               static_cast<double>(residentBytes() - before_gangs) / scale_gangs);
 
-  t0 = Clock::now();
+  t0 = threadCpuMs();
   Decisions d = e.schedule(20000);
   std::printf("first cycle (empty cluster): %.1f ms, %zu admitted, %zu explained\n", msSince(t0),
               d.admissions.size(), d.explained.size());
   e.schedule(20001);  // settles the queues the first cycle's admissions touched
-  t0 = Clock::now();
+  t0 = threadCpuMs();
   d = e.schedule(20001);
   std::printf("steady cycle (nothing changed): %.1f ms, %zu admitted, %zu explained\n", msSince(t0),
               d.admissions.size(), d.explained.size());
@@ -107,7 +99,7 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
     g.pod_sets.push_back(PodSet{shapes[3], 4, 4});
     REQUIRE(e.submit(std::move(g)).ok());
   }
-  t0 = Clock::now();
+  t0 = threadCpuMs();
   d = e.schedule(20002);
   std::printf("one arrival: %.1f ms, %zu admitted, %zu preempted\n", msSince(t0),
               d.admissions.size(), d.preemptions.size());
@@ -116,7 +108,7 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
   for (int i = 0; i < scale_gangs && victim.empty(); ++i)
     if (e.isRunning("gang-" + std::to_string(i))) victim = "gang-" + std::to_string(i);
   REQUIRE(e.remove(victim).ok());
-  t0 = Clock::now();
+  t0 = threadCpuMs();
   d = e.schedule(20003);
   std::printf("one completion: %.1f ms, %zu admitted\n", msSince(t0), d.admissions.size());
   if (std::getenv("TROUPE_PERF_LOOP") != nullptr) {  // for profiling the incremental cycles
@@ -127,7 +119,7 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
       g.submit_time = 20003;
       g.pod_sets.push_back(PodSet{shapes[3], 64, 64});
       REQUIRE(e.submit(std::move(g)).ok());
-      t0 = Clock::now();
+      t0 = threadCpuMs();
       d = e.schedule(20003);
       std::printf("arrival %d: %.1f ms\n", i, msSince(t0));
     }
@@ -136,7 +128,7 @@ TEST_CASE("cycle times at 10,000 nodes, 1,000 queues, 100,000 pending gangs", "[
       const std::string name = "gang-" + std::to_string(i);
       if (!e.isRunning(name)) continue;
       REQUIRE(e.remove(name).ok());
-      t0 = Clock::now();
+      t0 = threadCpuMs();
       d = e.schedule(20004 + done);
       std::printf("completion %d: %.1f ms\n", done, msSince(t0));
       ++done;
