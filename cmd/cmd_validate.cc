@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "admission/listed_cluster_view.h"
 #include "admission/object_admission.h"
 #include "api/core/node.h"
 #include "api/core/pod.h"
@@ -85,31 +86,19 @@ std::string objectName(const json& object) {
 // The cluster as `kubectl apply` of the manifests would have made it so far: the Queues and
 // Namespaces that come before, in order, and passed. A namespace not among them is not known
 // (a queue's namespaceSelector cannot be checked for it).
-class ManifestClusterView : public admission::ClusterView {
+class ManifestClusterView : public admission::ListedClusterView {
  public:
   void add(const json& object) {
     if (!object.is_object()) return;
     const std::string kind = object.value("kind", "");
     if (kind == api::kQueueKind) {
-      queues_.push_back(api::decodeAndValidate<api::Queue>(object));
+      addQueue(api::decodeAndValidate<api::Queue>(object));
     } else if (kind == "Namespace") {
       std::vector<Error> ignored;
       auto meta = api::ObjectMeta::fromJson(object.value("metadata", json()), ignored);
-      meta.labels["kubernetes.io/metadata.name"] = meta.name;
-      namespaces_[meta.name] = meta.labels;
+      addNamespace(meta.name, meta.labels);
     }
   }
-  std::vector<api::Validated<api::Queue>> queues() const override { return queues_; }
-  std::optional<std::map<std::string, std::string>> namespaceLabels(
-      const std::string& ns) const override {
-    auto it = namespaces_.find(ns);
-    if (it == namespaces_.end()) return std::nullopt;
-    return it->second;
-  }
-
- private:
-  std::vector<api::Validated<api::Queue>> queues_;
-  std::map<std::string, std::map<std::string, std::string>> namespaces_;
 };
 
 // What stops an object: kube-apiserver's own checks (for Troupe's kinds, the CRD schema with

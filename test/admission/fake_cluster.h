@@ -1,39 +1,24 @@
 #pragma once
 
-#include <map>
+#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "admission/cluster_view.h"
+#include "admission/listed_cluster_view.h"
 #include "api/yaml.h"
 
 // A ClusterView made of YAML: the Queues and Namespaces a test story starts from.
 namespace troupe::admission::testing {
 
-class FakeCluster : public ClusterView {
+class FakeCluster : public ListedClusterView {
  public:
+  using ListedClusterView::addQueue;
   // Queues as YAML documents ("name: x\nparent: y\n..." is too little: full manifests).
   void addQueue(const std::string& yaml, const std::string& created = "") {
     auto doc = api::parseYaml(yaml);
     if (!doc.ok()) throw std::runtime_error(doc.error().describe());
     if (!created.empty()) (*doc)["metadata"]["creationTimestamp"] = created;
-    queues_.push_back(api::decodeAndValidate<api::Queue>(*doc));
+    addQueue(api::decodeAndValidate<api::Queue>(*doc));
   }
-  void addNamespace(const std::string& name, std::map<std::string, std::string> labels = {}) {
-    labels["kubernetes.io/metadata.name"] = name;
-    namespaces_[name] = std::move(labels);
-  }
-  std::vector<api::Validated<api::Queue>> queues() const override { return queues_; }
-  std::optional<std::map<std::string, std::string>> namespaceLabels(
-      const std::string& ns) const override {
-    auto it = namespaces_.find(ns);
-    if (it == namespaces_.end()) return std::nullopt;
-    return it->second;
-  }
-
- private:
-  std::vector<api::Validated<api::Queue>> queues_;
-  std::map<std::string, std::map<std::string, std::string>> namespaces_;
 };
 
 // A Queue manifest: name, parent (may be empty), GPUs guaranteed, and extra spec lines.
