@@ -24,8 +24,11 @@ RUN apt-get update \
       libsimdjson14 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/troupe /usr/local/bin/troupe
-# Fail the build, not the first pod, when a library is missing.
+# Fail the build, not the first pod, when a library is missing. kubectl finds its plugin
+# `kubectl troupe` as kubectl-troupe on the PATH: a link to the same binary, which runs the
+# plugin when called by that name.
 RUN if ldd /usr/local/bin/troupe | grep 'not found'; then exit 1; fi \
+ && ln -s troupe /usr/local/bin/kubectl-troupe \
  && install -d -o 65532 -g 65532 /var/lib/troupe
 # The chart mounts its state volume at /var/lib/troupe; outside Kubernetes, mount one there.
 USER 65532:65532

@@ -58,6 +58,12 @@ TEST_CASE(
                        values["operator"]["stateDir"].as<std::string>()));
 }
 
+TEST_CASE("the image carries the kubectl plugin beside troupe", "[helm][dockerfile]") {
+  // The same binary under the name kubectl looks for on the PATH, as the build tree and
+  // `cmake --install` place it; a relative link, so it follows the binary.
+  CHECK(has(instructions(), "ln -s troupe /usr/local/bin/kubectl-troupe"));
+}
+
 // The Debian package that installed `path`, without its architecture ("libfmt9"), or "".
 std::string packageOf(const std::string& path) {
   // Debian's /lib is a link to /usr/lib; dpkg knows each file by one of the two names.
