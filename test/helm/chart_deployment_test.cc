@@ -54,6 +54,9 @@ TEST_CASE("the operator container runs `troupe operator` with exactly the planne
       // inside `if .Values.webhook.enabled`: the webhook's port and certificate.
       {"--webhook-addr", ":TPL_.Values.webhook.port"},
       {"--webhook-cert-dir", "/etc/troupe/webhook"},
+      // inside `if .Values.dashboard.enabled`: the pod's loopback, or every address behind
+      // the dashboard's Service (chart_render_test renders both).
+      {"--dashboard-addr", "TPL_include__troupe.dashboardAddress__."},
   };
   for (const auto& [flag, value] : want) {
     INFO(flag);
@@ -91,6 +94,7 @@ TEST_CASE("the probes ask the health port for /healthz and /readyz", "[helm][dep
                      {"metrics", "TPL_.Values.operator.metricsPort"},
                      {"health", "TPL_.Values.operator.healthPort"},
                      {"webhook", "TPL_.Values.webhook.port"},
+                     {"dashboard", "TPL_.Values.dashboard.port"},
                  });
   CHECK(container["livenessProbe"]["httpGet"]["path"].as<std::string>() == "/healthz");
   CHECK(container["livenessProbe"]["httpGet"]["port"].as<std::string>() == "health");
@@ -156,6 +160,15 @@ TEST_CASE("the metrics Service selects the operator pods and targets the metrics
   auto monitor = findObject(loadStrippedTemplate("servicemonitor.yaml"), "ServiceMonitor");
   CHECK(monitor["spec"]["endpoints"][0]["port"].as<std::string>() == "metrics");
   CHECK(monitor["spec"]["endpoints"][0]["path"].as<std::string>() == "/metrics");
+}
+
+TEST_CASE("the dashboard Service selects the operator pods and targets the dashboard port",
+          "[helm][deployment][dashboard]") {
+  auto service = findObject(loadStrippedTemplate("dashboard-service.yaml"), "Service");
+  REQUIRE(service["spec"]["ports"].size() == 1);
+  CHECK(service["spec"]["ports"][0]["port"].as<std::string>() ==
+        "TPL_.Values.dashboard.service.port");
+  CHECK(service["spec"]["ports"][0]["targetPort"].as<std::string>() == "dashboard");
 }
 
 }  // namespace

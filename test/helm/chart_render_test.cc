@@ -122,5 +122,45 @@ TEST_CASE("the two-level example's values reach the Deployment and the Queues as
   CHECK(pvc["spec"]["resources"]["requests"]["storage"].as<std::string>() == "5Gi");
 }
 
+// The dashboard's address as the operator gets it, and the dashboard's Services.
+struct DashboardRendering {
+  std::vector<std::string> addresses;  // every --dashboard-addr
+  std::vector<YAML::Node> services;    // Services that target the dashboard port
+};
+
+DashboardRendering renderDashboard(const std::vector<std::string>& values) {
+  DashboardRendering out;
+  auto documents = renderChart(values);
+  auto container = findObject(documents, "Deployment")["spec"]["template"]["spec"]["containers"][0];
+  for (const auto& arg : container["args"].as<std::vector<std::string>>())
+    if (arg.rfind("--dashboard-addr=", 0) == 0) out.addresses.push_back(arg.substr(17));
+  for (const auto& doc : documents)
+    if (doc["kind"].as<std::string>("") == "Service" &&
+        doc["spec"]["ports"][0]["targetPort"].as<std::string>("") == "dashboard")
+      out.services.push_back(doc);
+  return out;
+}
+
+TEST_CASE(
+    "the operator serves the dashboard on its pod's loopback by default, and on every address "
+    "behind a Service when asked",
+    "[helm][render][dashboard]") {
+  // Default values: reached through kubectl port-forward, so no Service and no other address.
+  auto plain = renderDashboard({});
+  CHECK(plain.addresses == std::vector<std::string>{"127.0.0.1:8082"});
+  CHECK(plain.services.empty());
+
+  auto served = renderDashboard({"test/helm/testdata/values-dashboard-service.yaml"});
+  CHECK(served.addresses == std::vector<std::string>{":9090"});
+  REQUIRE(served.services.size() == 1);
+  CHECK(served.services[0]["spec"]["ports"][0]["port"].as<int>() == 80);
+  CHECK(served.services[0]["spec"]["selector"]["app.kubernetes.io/instance"].as<std::string>() ==
+        kReleaseName);
+
+  auto off = renderDashboard({"test/helm/testdata/values-dashboard-off.yaml"});
+  CHECK(off.addresses.empty());
+  CHECK(off.services.empty());
+}
+
 }  // namespace
 }  // namespace troupe::helm_test

@@ -75,3 +75,15 @@ The claim that holds the state store.
 {{- define "troupe.stateClaimName" -}}
 {{- default (printf "%s-state" (include "troupe.fullname" .)) .Values.persistence.existingClaim }}
 {{- end }}
+
+{{/*
+Where the dashboard listens: every address of the pod when a Service is in front of it, the
+pod's loopback (reached through kubectl port-forward) otherwise.
+*/}}
+{{- define "troupe.dashboardAddress" -}}
+{{- if .Values.dashboard.service.enabled }}
+{{- printf ":%v" .Values.dashboard.port }}
+{{- else }}
+{{- printf "127.0.0.1:%v" .Values.dashboard.port }}
+{{- end }}
+{{- end }}
