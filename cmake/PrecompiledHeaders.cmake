@@ -36,8 +36,9 @@ function(troupe_apply_precompiled_headers)
   target_precompile_headers(troupe_pch PRIVATE ${TROUPE_PCH_COMMON})
   if(TARGET troupe_catch_main)
     add_library(troupe_pch_tests OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch_anchor.cc)
+    # Linking the Catch2 main gives it the tests' compile options (test/CMakeLists.txt).
     target_link_libraries(troupe_pch_tests PRIVATE fmt::fmt nlohmann_json::nlohmann_json
-                                                   Catch2::Catch2)
+                                                   troupe_catch_main)
     target_precompile_headers(troupe_pch_tests PRIVATE ${TROUPE_PCH_COMMON}
                               <catch2/catch.hpp>)
   endif()
