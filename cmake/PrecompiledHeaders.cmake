@@ -42,6 +42,15 @@ function(troupe_apply_precompiled_headers)
     target_precompile_headers(troupe_pch_tests PRIVATE ${TROUPE_PCH_COMMON}
                               <catch2/catch.hpp>)
   endif()
+  # Clang takes a precompiled header only into code compiled with the same coverage
+  # instrumentation, so the fuzz harnesses (test/fuzz/) have an owner compiled as they are.
+  set(fuzz_option -fsanitize=fuzzer-no-link)
+  if(TROUPE_FUZZ)
+    add_library(troupe_pch_fuzz OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch_anchor.cc)
+    target_compile_options(troupe_pch_fuzz PRIVATE ${fuzz_option})
+    target_link_libraries(troupe_pch_fuzz PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
+    target_precompile_headers(troupe_pch_fuzz PRIVATE ${TROUPE_PCH_COMMON})
+  endif()
 
   foreach(target IN LISTS targets)
     get_target_property(type ${target} TYPE)
@@ -59,8 +68,11 @@ function(troupe_apply_precompiled_headers)
     # macros fmt defines for its users are defined alike everywhere.
     target_link_libraries(${target} PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
     get_target_property(libs ${target} LINK_LIBRARIES)
+    get_target_property(options ${target} COMPILE_OPTIONS)
     if(libs AND "troupe_catch_main" IN_LIST libs)
       target_precompile_headers(${target} REUSE_FROM troupe_pch_tests)
+    elseif(options AND fuzz_option IN_LIST options)
+      target_precompile_headers(${target} REUSE_FROM troupe_pch_fuzz)
     else()
       target_precompile_headers(${target} REUSE_FROM troupe_pch)
     endif()
