@@ -360,15 +360,16 @@ TEST_CASE("an elastic job starts at its minimum and grows when capacity frees",
           "[operator][e2e][elastic]") {
   ClusterFixture c({.nodes = 2, .gpus_per_node = 8});
   c.kubectl("apply -f -", queueYaml("team-a", 16));
-  // A blocker holds 8 of the 16 GPUs for 3 s.
-  c.kubectl("apply -f -", jobYaml("blocker", "team-a", 1, 8, "",
-                                  "        troupe.dev/sim-duration-seconds: \"3\"\n"));
+  // A blocker holds 8 of the 16 GPUs until it is deleted: a timed blocker could finish before
+  // the elastic job starts on a loaded machine, and the job would start at 4.
+  c.kubectl("apply -f -", jobYaml("blocker", "team-a", 1, 8));
   REQUIRE(c.eventually([&] { return phaseOf(c, "blocker") == "Running"; }));
   // elastic: 2..4 pods of 4 GPUs; 8 GPUs are free, so it starts with 2.
   c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
   REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
   CHECK(boundPods(c, "elastic") == 2);
-  // The blocker finishes; the elastic job grows to 4.
+  // The blocker goes; the elastic job grows to 4.
+  c.kubectl("delete trainingjob blocker --wait=false");
   REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
 }
 
