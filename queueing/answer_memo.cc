@@ -232,6 +232,7 @@ void AnswerMemo::beginLook(EngineState& st, QueueId q) {
   st.queues[static_cast<std::size_t>(q)].dirty = false;
   QueueLook& look = this->look(q);
   look.seen_release = st.versions.release;
+  look.seen_ancestor_limit_changes = st.ancestorLimitChanges(q);
   look.seen_preempt_generation = preempt_generation_;
   look.seen_preempt_epoch = preempt_epoch_;
   look.preempt_voided = false;
@@ -254,6 +255,9 @@ bool AnswerMemo::unchanged(EngineState& st, QueueId q, Seconds now, bool searche
   QueueState& qs = st.queues[static_cast<std::size_t>(q)];
   QueueLook& look = this->look(q);
   if (qs.dirty) return false;
+  // A limit above it now holds more (a sibling's admission): a gang that fitted its limits
+  // may not any more.
+  if (look.seen_ancestor_limit_changes != st.ancestorLimitChanges(q)) return false;
   if (now >= look.next_starving) {
     // A gang of it started to starve since its last examination. That changes only its
     // claim to a reservation (docs/scheduling.md, "Backfill and starvation"), which it can
@@ -307,6 +311,9 @@ bool AnswerMemo::unchangedApartFromStarving(EngineState& st, QueueId q, bool sea
   // Capacity was released: only matters if one of its waiting kinds fits now.
   if (look.seen_release != st.versions.release) {
     if (!look.release_proof) return false;
+    // The kinds' memo counts free capacity only: released capacity together with what
+    // terminating pods hold may fit a waiting gang, which would then wait for them.
+    if (look.waits && !st.terminating.empty()) return false;
     for (const auto& [kind, count] : look.kinds) {
       const MemoEntry* e = fit_.find(kind);
       if (e == nullptr || e->min_failing > count) return false;
@@ -342,20 +349,22 @@ bool AnswerMemo::mayPreempt(EngineState& st, QueueId q) {
 void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving) {
   const GangState& gs = st.gangs[g];
   QueueLook& look = this->look(q);
-  if (waitsForCapacity(gs.why.reason)) {
+  // A gang a limit holds back may also preempt (queue_limits.h): it counts as waiting for
+  // the "could it preempt at all" test.
+  if (waitsForCapacity(gs.why.reason) || gs.why.reason == PendingReason::QueueAtLimit) {
     look.min_waiting_request = look.has_waiting
                                    ? ResourceVector::min(look.min_waiting_request, gs.min_request)
                                    : gs.min_request;
     look.has_waiting = true;
   }
   switch (gs.why.reason) {
-    case PendingReason::Unschedulable:
-    case PendingReason::TopologyUnsatisfiable:
+    case PendingReason::Inadmissible:  // until a node or queue changes (all dirty then)
     case PendingReason::BlockedByQueueHead: return;  // a release does not change these
     case PendingReason::Preempted:
       st.markDirty(q);  // evicted this cycle and not tried yet: try it next cycle
       return;
     case PendingReason::NoPlacement:
+    case PendingReason::TopologyUnsatisfiable:
     case PendingReason::OverFairShare:
     case PendingReason::WaitingForReclaim:
     case PendingReason::BlockedByStarvingJob: {

@@ -126,6 +126,21 @@ const ConstraintClass& ConstraintClasses::eligibility(std::int32_t cls,
     c.allows[n] = 1;
     c.eligible.push_back(n);
   }
+  // What explanations say of the nodes a gang may use: one pass over the eligible ones.
+  c.largest_node = ResourceVector{};
+  for (std::size_t l = 0; l < kMaxLevels; ++l) {
+    c.largest_domain[l] = ResourceVector{};
+    std::vector<ResourceVector> sums;
+    for (NodeId n : c.eligible) {
+      if (l == 0) c.largest_node = ResourceVector::max(c.largest_node, nodes[n].spec.allocatable);
+      const std::int32_t d = nodes[n].domain[l];
+      if (d < 0) continue;
+      if (static_cast<std::size_t>(d) >= sums.size()) sums.resize(static_cast<std::size_t>(d) + 1);
+      sums[static_cast<std::size_t>(d)] += nodes[n].spec.allocatable;
+    }
+    for (const ResourceVector& sum : sums)
+      c.largest_domain[l] = ResourceVector::max(c.largest_domain[l], sum);
+  }
   return c;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -7,6 +8,7 @@
 
 #include "queueing/ids.h"
 #include "queueing/node_state.h"
+#include "queueing/resource_vector.h"
 #include "queueing/snapshot.h"
 
 namespace troupe::queueing {
@@ -20,6 +22,10 @@ struct ConstraintClass {
   std::vector<std::uint8_t> allows;  // by node id
   // Every usable node is eligible (allows[n] == usable(n) for every node).
   bool allows_every_usable = false;
+  // For explanations: the most one eligible node has (allocatable), and per topology level
+  // the most the eligible nodes of one domain have together, resource by resource.
+  ResourceVector largest_node;
+  std::array<ResourceVector, kMaxLevels> largest_domain{};
 };
 
 // The constraint classes of every shape the engine has seen, interned and never forgotten.

@@ -75,11 +75,16 @@ class CycleRun {
   // Whether the gang last tried (since forgetCountedOnByLast()) counted on some.
   bool countedOnByLast() const { return counted_on_by_last_; }
   void forgetCountedOnByLast() { counted_on_by_last_ = false; }
+  // The gang last tried counts on what terminating pods hold, without a pledge.
+  void noteCountedOnByLast() { counted_on_by_last_ = true; }
 
   // ---- the preemption budget (Policy::max_preemption_searches) ----
 
   bool searchesLeft() const { return searches_ < st_.policy.max_preemption_searches; }
   void noteSearch() { ++searches_; }
+  // Further runs of searches whose set broke a final-set rule, left for this cycle
+  // (planPreemption decrements it).
+  std::size_t* retryBudget() { return &retries_left_; }
 
   // ---- the cycle's end ----
 
@@ -100,6 +105,10 @@ class CycleRun {
   Decisions& out_;
   bool someone_waits_ = false;
   int searches_ = 0;
+  // Further runs of preemption searches whose set broke a final-set rule, for the whole
+  // cycle: a search may run 16 times, and 16 failing searches a cycle would cost 256 runs.
+  static constexpr std::size_t kRetriesPerCycle = 16;
+  std::size_t retries_left_ = kRetriesPerCycle;
   // Free capacity held by gangs waiting for terminating pods, given back at the end.
   std::vector<Pledge> pledges_;
   bool counted_on_terminating_ = false;

@@ -49,17 +49,39 @@ struct Resize {
 enum class PendingReason {
   QueueNotFound,          // the gang names no leaf queue
   InvalidGang,            // the gang's spec breaks a rule (see message)
-  QueueAtLimit,           // admitting it would take the queue (or an ancestor) past limit
+  QueueAtLimit,           // admitting it would take its queue, an ancestor (or, through
+                          // lendingLimits, the cluster) past a limit, and no victim may
+                          // be taken to bring it within
   OverFairShare,          // it does not fit, and its queue may not reclaim: over fair share
   NoPlacement,            // not enough free capacity where its pods may run, right now
-  Unschedulable,          // no node could ever hold a pod of it (selectors, taints, size)
-  TopologyUnsatisfiable,  // no domain of the required level could ever hold it
+  TopologyUnsatisfiable,  // as NoPlacement, for a gang whose topology is required: no
+                          // domain of its level has room for it right now
+  Inadmissible,           // it can never be admitted, even on an empty cluster, as the
+                          // queues and nodes are: larger than a limit on its path or the
+                          // cluster, than any domain of its required level, than any node
+                          // it may use, or asking a resource no node has
   WaitingForReclaim,      // it could reclaim, but not without breaking a rule, or it waits
                           // for terminating pods to free what it needs (see message)
   BlockedByStarvingJob,   // capacity it could use is reserved for a starving gang
   BlockedByQueueHead,     // FIFO: an earlier gang could not be admitted
   Reserved,               // starving: capacity is being held for it as it frees
   Preempted,              // evicted this cycle; waits to be placed again
+};
+
+// Every PendingReason, in declaration order (docs/api.md lists each; a test checks).
+inline constexpr PendingReason kPendingReasons[] = {
+    PendingReason::QueueNotFound,
+    PendingReason::InvalidGang,
+    PendingReason::QueueAtLimit,
+    PendingReason::OverFairShare,
+    PendingReason::NoPlacement,
+    PendingReason::TopologyUnsatisfiable,
+    PendingReason::Inadmissible,
+    PendingReason::WaitingForReclaim,
+    PendingReason::BlockedByStarvingJob,
+    PendingReason::BlockedByQueueHead,
+    PendingReason::Reserved,
+    PendingReason::Preempted,
 };
 
 const char* pendingReasonName(PendingReason reason);
@@ -80,7 +102,31 @@ struct PendingExplanation {
   std::string largest_free_domain;            // that domain ("" for the whole cluster)
   std::string blocking_gang;  // BlockedByStarvingJob / BlockedByQueueHead; WaitingForReclaim:
                               // the first gang whose terminating pods it waits for
-  std::string detail;         // a rule broken (InvalidGang, WaitingForReclaim)
+  std::string detail;         // a rule broken (InvalidGang, WaitingForReclaim); QueueAtLimit:
+                              // why no victim may be taken; Inadmissible: what never fits
+
+  // QueueAtLimit, and Inadmissible for a limit (limited_by_quota): the level whose limit
+  // binds ("" for the cluster, where lendingLimits bind) in `limit_resource`. Admitting
+  // the gang would take it to limit_holds + limit_kept + limit_asks > limit_of: what its
+  // subtree holds (nothing, for Inadmissible), what queues inside it beside the gang's path
+  // keep unlent of their guarantees, and the gang's request.
+  bool limited_by_quota = false;
+  std::string limit_queue;
+  std::string limit_resource;
+  std::int32_t limit_slot = 0;  // limit_resource's slot (ResourceVector)
+  std::int64_t limit_holds = 0;
+  std::int64_t limit_kept = 0;
+  std::int64_t limit_asks = 0;
+  std::int64_t limit_of = 0;
+
+  // Placement (NoPlacement, TopologyUnsatisfiable, Inadmissible when no placement exists):
+  // the gang's shape and what the nodes its pods may use offer, in dominant_resource.
+  std::int32_t pods = 0;            // its first pod set, at its minimum
+  std::int64_t pod_request = 0;     // one such pod
+  std::string topology_level;       // its required topology level, "" for none
+  std::int32_t eligible_nodes = 0;  // usable nodes its first pod set may use
+  std::int64_t largest_node = 0;    // the most one of them has (allocatable)
+  std::int64_t largest_domain = 0;  // required level: the most one domain of them has
 
   friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;
 };

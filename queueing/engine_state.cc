@@ -4,10 +4,12 @@
 
 #include "common/check.h"
 #include "queueing/fair_share.h"
+#include "queueing/kept_guarantee.h"
 
 namespace troupe::queueing {
 
-EngineState::EngineState(Policy p) : policy(std::move(p)) {}
+EngineState::EngineState(Policy p)
+    : policy(std::move(p)), kept(std::make_unique<KeptGuarantees>()) {}
 
 EngineState::~EngineState() = default;
 
@@ -163,9 +165,21 @@ void EngineState::addAllocated(QueueId q, const ResourceVector& amount) {
   while (q >= 0) {
     QueueState& qs = queues[static_cast<std::size_t>(q)];
     qs.allocated += amount;
+    ++qs.allocation_changes;
     TROUPE_CHECK(!qs.allocated.anyNegative(), "queue {} allocation went negative", qs.spec.name);
     q = qs.parent;
   }
+}
+
+std::uint64_t EngineState::ancestorLimitChanges(QueueId q) const {
+  std::uint64_t sum = 0;
+  for (q = queues[static_cast<std::size_t>(q)].parent; q >= 0;
+       q = queues[static_cast<std::size_t>(q)].parent) {
+    const QueueState& qs = queues[static_cast<std::size_t>(q)];
+    if (!(qs.spec.limit == ResourceVector::filled(ResourceVector::kUnlimited)))
+      sum += qs.allocation_changes;
+  }
+  return sum;
 }
 
 KindId EngineState::kindOf(const MemoKey& key) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -29,6 +30,8 @@
 #include "queueing/terminating_capacity.h"
 
 namespace troupe::queueing {
+
+class KeptGuarantees;
 
 // Topology domains of one level: ids by label value, names, ranks and nodes.
 struct Domains {
@@ -138,6 +141,11 @@ class EngineState {
   std::vector<std::pair<QueueId, double>> over_guarantee;
   std::uint64_t over_guarantee_version = 0;
 
+  // What queues keep unlent of their guarantees, for the quota rule (queue_limits.h);
+  // derived from the queues' specs and allocations, refreshed by whoever reads it, also
+  // through a const state (explanations).
+  std::unique_ptr<KeptGuarantees> kept;
+
   // Sum of free over usable nodes, and of allocatable.
   ResourceVector usable_free;
   ResourceVector usable_capacity;
@@ -157,6 +165,9 @@ class EngineState {
   void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
   void addAllocated(QueueId q, const ResourceVector& amount);  // q and its ancestors
+  // The allocation changes of q's ancestors that have a limit, summed: it moves whenever
+  // the allocation one of those limits is checked against moves.
+  std::uint64_t ancestorLimitChanges(QueueId q) const;
   void forgetOnNode(NodeId n, GangId g);  // one pod of g left n (NodeState::gangs)
   void markDirty(QueueId q) {
     if (q >= 0) queues[static_cast<std::size_t>(q)].dirty = true;

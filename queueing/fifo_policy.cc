@@ -43,6 +43,7 @@ void FifoPolicy::admit(CycleRun& run) {
       run.admit(g, std::move(*pods));
       continue;
     }
+    namePlacementShortage(gs, why);
     run.setWhy(g, why);
     head = gs.spec.name;
   }

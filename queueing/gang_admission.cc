@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "queueing/gang_fit.h"
+#include "queueing/queue_limits.h"
 #include "queueing/reservations.h"
 
 namespace troupe::queueing {
@@ -30,31 +31,45 @@ bool GangAdmission::tryToAdmit(GangId g) {
     run_.admit(g, std::move(*pods));
     return true;
   }
-  if (why.reason != PendingReason::NoPlacement) {
+  const bool limited = why.reason == PendingReason::QueueAtLimit;
+  if (why.reason != PendingReason::NoPlacement && !limited) {
     run_.setWhy(g, why);
     return false;
   }
-  // Capacity terminating pods hold comes back by itself: a gang that fits once it is
-  // back waits for it, and nobody is preempted for it.
-  if (st_.policy.preemption && run_.countOnTerminating(g, least, why)) {
+  // What terminating pods hold comes back by itself: a gang within its limits once their
+  // usage is gone, or that fits once their capacity is back, waits for them, and nobody is
+  // preempted for it.
+  if (st_.policy.preemption && limited && waitsForTerminatingQuota(g, why)) {
+    run_.setWhy(g, why);
+    return false;
+  }
+  if (st_.policy.preemption && !limited && run_.countOnTerminating(g, least, why)) {
     run_.setWhy(g, why);
     return false;
   }
   if (st_.policy.preemption) {
+    // The search's answer (or the remembered one), for the reason: a limited gang stays
+    // QueueAtLimit and says why no victim helps.
     AnswerMemo& memo = run_.memo();
-    const bool known = memo.preemptionKnownToFail(st_, g, least, why);
+    Why found = why;
+    bool answered = memo.preemptionKnownToFail(st_, g, least, found);
     // Not searched for want of budget: its answer is unknown, so any move may change it.
-    if (!known && !run_.searchesLeft()) memo.markPreemptVolatile(q);
-    if (!known && run_.searchesLeft()) {
-      PreemptionPlan plan =
-          planPreemption(st_, g, least, run_.now(), memo.candidatePool(st_.policy));
+    if (!answered && !run_.searchesLeft()) memo.markPreemptVolatile(q);
+    if (!answered && run_.searchesLeft()) {
+      PreemptionPlan plan = planPreemption(st_, g, least, run_.now(),
+                                           memo.candidatePool(st_.policy), run_.retryBudget());
       if (plan.searched) run_.noteSearch();
       memo.noteProtectedUntil(plan.protected_until);
       if (plan.ok) return applyPlan(g, plan);
-      why.reason = plan.reason;
-      why.detail = plan.detail;
-      memo.rememberPreemptionFailure(st_, g, least, why, plan);
+      found.reason = plan.reason;
+      found.detail = plan.detail;
+      memo.rememberPreemptionFailure(st_, g, least, found, plan);
+      answered = true;
     }
+    if (answered && limited)
+      why.detail = noVictimDetail(found);
+    else if (answered)
+      why = found;
   }
   if (why.reason == PendingReason::NoPlacement && !st_.reservations.empty() &&
       !st_.holdsReservation(g)) {
@@ -70,8 +85,43 @@ bool GangAdmission::tryToAdmit(GangId g) {
     why.reason = PendingReason::Reserved;
     why.blocking.clear();
   }
+  namePlacementShortage(gs, why);
   run_.setWhy(g, why);
   return false;
+}
+
+// Why no victim brings a gang within the limit that binds it, from its preemption
+// answer: "no victim can be taken: ...".
+SharedText GangAdmission::noVictimDetail(const Why& found) {
+  std::string d = found.detail.str();
+  if (d.empty())
+    d = found.reason == PendingReason::OverFairShare
+            ? "its queue would end above its fair share, so it may take from no other queue"
+            : "no running gang may be preempted for it";
+  return SharedText("no victim can be taken: " + d);
+}
+
+// A gang whose limits hold only once what terminating pods hold is gone waits for them,
+// and nobody is preempted for it: counting on their capacity too when its placement
+// needs it, else holding nothing (it fits the free capacity). False when it is not
+// within its limits even so, or needs more room than terminating pods free.
+bool GangAdmission::waitsForTerminatingQuota(GangId g, Why& why) {
+  if (st_.terminating.empty()) return false;
+  const GangState& gs = st_.gangs[g];
+  const TerminatingUsage going = terminatingUsage(st_, why.quota_level);
+  if (going.by_queue.empty() || quotaBreach(st_, gs.queue, gs.min_request, going.by_queue))
+    return false;
+  if (run_.countOnTerminating(g, least_, why, going.gangs)) return true;
+  PlaceOptions o;
+  o.self = g;
+  if (!placeGang(st_, g, least_, o).ok) return false;
+  why.reason = PendingReason::WaitingForReclaim;
+  why.blocking = st_.gangName(going.gangs.front());
+  why.detail = describeTerminatingWait(st_, going.gangs);
+  // What it waits for may not be there for the next gang.
+  run_.noteCountedOnByLast();
+  run_.memo().noteCountsOnTerminating(gs.queue);
+  return true;
 }
 
 std::string GangAdmission::firstBlockingReservation() const {
@@ -83,7 +133,8 @@ std::string GangAdmission::firstBlockingReservation() const {
 // Returns whether g was admitted.
 bool GangAdmission::applyPlan(GangId g, PreemptionPlan& plan) {
   run_.preemptVictims(g, plan.victims);
-  if (fitsNow(g, plan.pods)) {
+  const GangState& gs = st_.gangs[g];
+  if (fitsNow(g, plan.pods) && withinLimits(st_, gs.queue, gs.min_request)) {
     run_.admit(g, std::move(plan.pods));
     return true;
   }

@@ -10,14 +10,17 @@ namespace troupe::queueing {
 
 // One gang's admission under Troupe's rules (docs/scheduling.md, "One cycle"):
 //  1-3. Quota and placement together, as for every admission (fitGang, gang_fit.h):
-//     QueueAtLimit, admitted, Unschedulable or TopologyUnsatisfiable, or on to 4 with
+//     admitted, Inadmissible, or on to 4 with QueueAtLimit (a queue's limit binds) or
 //     NoPlacement.
-//  4. With preemption on: if it fits once terminating pods no earlier gang counted on are
-//     gone, it waits for them; else a preemption search (unless one is known to fail or
-//     this cycle's budget is spent), whose plan is applied: victims out, the gang in (or
-//     waiting for the terminating pods the plan counted on).
-//  5. Otherwise it waits: with the search's reason, or BlockedByStarvingJob when it would
-//     fit but for a reservation; a starving gang gets a reservation (with backfill on).
+//  4. With preemption on: if it is within its limits, or fits, once terminating pods no
+//     earlier gang counted on are gone, it waits for them; else a preemption search
+//     (unless one is known to fail or this cycle's budget is spent), whose fit test checks
+//     every limit on its path with the victims' usage removed, and whose plan is applied:
+//     victims out, the gang in (or waiting for the terminating pods the plan counted on).
+//  5. Otherwise it waits: with the search's reason (a limited gang stays QueueAtLimit and
+//     says why no victim helps), or BlockedByStarvingJob when it would fit but for a
+//     reservation, TopologyUnsatisfiable for NoPlacement under a required topology; a
+//     starving gang gets a reservation (with backfill on).
 // Placements, fits-ever, preemption failures and fits-ignoring-reservations are asked of
 // the memo. One per cycle: it keeps the counts of the gang being tried between calls.
 class GangAdmission {
@@ -29,6 +32,8 @@ class GangAdmission {
 
  private:
   bool applyPlan(GangId g, PreemptionPlan& plan);
+  bool waitsForTerminatingQuota(GangId g, Why& why);
+  static SharedText noVictimDetail(const Why& found);
   bool fitsNow(GangId g, const std::vector<Pod>& pods) const;
   std::string firstBlockingReservation() const;
 

@@ -36,6 +36,10 @@ struct Why {
   std::int64_t domain_pods = 0;
   std::int32_t dominant = 0;  // resource slot
   SharedText detail;          // shared with the remembered preemption failure it came from
+  // QueueAtLimit, and Inadmissible for a limit: the level of its path whose limit binds
+  // (a queue, or kClusterLevel) and the resource; kNoQuotaLevel when no limit binds.
+  QueueId quota_level = kNoQuotaLevel;
+  std::int32_t quota_resource = 0;
   friend bool operator==(const Why&, const Why&) = default;
   // The same apart from the largest free domain. That domain moves with the free capacity
   // for every gang waiting for room of the kinds that fit there, whose reason stays the
@@ -44,7 +48,7 @@ struct Why {
   // explanation to report at once.
   bool sameApartFromDomain(const Why& o) const {
     return reason == o.reason && dominant == o.dominant && blocking == o.blocking &&
-           detail == o.detail;
+           detail == o.detail && quota_level == o.quota_level && quota_resource == o.quota_resource;
   }
 };
 
@@ -54,6 +58,7 @@ struct Why {
 inline bool waitsForCapacity(PendingReason r) {
   switch (r) {
     case PendingReason::NoPlacement:
+    case PendingReason::TopologyUnsatisfiable:
     case PendingReason::OverFairShare:
     case PendingReason::WaitingForReclaim:
     case PendingReason::BlockedByStarvingJob:

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "queueing/candidate_pool.h"
+#include "queueing/fair_share.h"
 #include "queueing/gang_placer.h"
 #include "queueing/preemption_rules.h"
+#include "queueing/queue_limits.h"
 #include "queueing/statement.h"
 #include "queueing/terminating_wait.h"
 
@@ -80,11 +83,34 @@ class FitCounter {
   std::int64_t total_ = 0;
 };
 
+// What a retried search leaves out (Search::search): whole queues, single gangs, each
+// kept sorted so that equal exclusions compare equal.
+struct Exclusions {
+  std::vector<QueueId> queues;
+  std::vector<GangId> gangs;
+  Exclusions plusQueue(QueueId q) const {
+    Exclusions e = *this;
+    e.queues.insert(std::upper_bound(e.queues.begin(), e.queues.end(), q), q);
+    return e;
+  }
+  Exclusions plusGang(GangId g) const {
+    Exclusions e = *this;
+    e.gangs.insert(std::upper_bound(e.gangs.begin(), e.gangs.end(), g), g);
+    return e;
+  }
+  friend bool operator==(const Exclusions&, const Exclusions&) = default;
+  bool excludes(const Candidate& c) const {
+    return std::find(queues.begin(), queues.end(), c.queue) != queues.end() ||
+           std::find(gangs.begin(), gangs.end(), c.victim.gang) != gangs.end();
+  }
+};
+
 class Search {
  public:
   Search(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now,
-         CandidatePool* pool)
-      : st_(st),
+         CandidatePool* pool, std::size_t* retries)
+      : retries_(retries),
+        st_(st),
         g_(g),
         counts_(counts),
         now_(now),
@@ -94,6 +120,10 @@ class Search {
         qs_(st.queues[static_cast<std::size_t>(q_)]) {
     for (std::size_t i = 0; i < counts.size(); ++i)
       request_ += gs_.spec.pod_sets[i].shape->requests * counts[i];
+    // The quota check counts on what terminating pods hold, as placement counts on
+    // their capacity: it is on its way back.
+    if (!st.terminating.empty()) base_freed_ = terminatingUsage(st, kClusterLevel).by_queue;
+    freed_ = base_freed_;
   }
 
   PreemptionPlan run() {
@@ -146,61 +176,115 @@ class Search {
     Statement stmt(st_);
     releaseUnclaimedTerminating(st_, stmt);
     base_ = stmt.checkpoint();
-    // Greedy: release candidates cheapest first until the gang fits.
     std::int32_t only_set = -1;
     for (std::size_t i = 0; i < counts_.size(); ++i)
       if (counts_[i] > 0) only_set = only_set == -1 ? static_cast<std::int32_t>(i) : -2;
     if (only_set >= 0)
       counter_.emplace(st_, g_, only_set, counts_[static_cast<std::size_t>(only_set)]);
+    // A set that breaks a rule of the final check says nothing of other sets: the search
+    // runs again without part of what broke it, breadth first over what it leaves out (a
+    // victim queue within its fair share: all of its gangs; a victim queue that would end
+    // below the preemptor's, or the preemptor's own queue taken too far: one of that
+    // queue's victims, the largest first), kMaxSearches runs in all and no more than the
+    // cycle's budget allows, and the first broken rule is reported if no set keeps them.
+    constexpr std::size_t kMaxSearches = 16;
+    std::deque<Exclusions> tries{Exclusions{}};
+    std::vector<Exclusions> tried;
+    std::string first_broken;
     std::vector<std::size_t> chosen;
-    constexpr int kMaxAttempts = 64;
-    int attempts = 0;
-    bool fits = false;
-    for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
-      releaseCandidate(stmt, nth(i));
-      chosen.push_back(i);
-      if (!mayFit()) continue;
-      ++attempts;
-      if (placeGang(st_, g_, counts_, options()).ok) {
-        fits = true;
+    Placement final_place;
+    bool found = false;
+    while (!tries.empty() && tried.size() < kMaxSearches &&
+           (tried.empty() || retries_ == nullptr || *retries_ > 0)) {
+      const Exclusions excluded = std::move(tries.front());
+      tries.pop_front();
+      if (!tried.empty() && retries_ != nullptr) --*retries_;
+      tried.push_back(excluded);
+      reset(stmt);
+      chosen.clear();
+      PreemptionPlan failed;
+      if (!greedy(stmt, excluded, chosen, failed)) {
+        if (tried.size() == 1) return failed;  // no set at all: no rule was involved
+        continue;
+      }
+      // Minimise: drop victims, most expensive first, while the gang still fits.
+      for (std::size_t k = chosen.size(); k-- > 0;) {
+        reset(stmt);
+        for (std::size_t j = 0; j < chosen.size(); ++j)
+          if (j != k) releaseCandidate(stmt, nth(chosen[j]));
+        const bool still =
+            withinQuota() &&
+            (counter_ ? counter_->fits() : mayFit() && placeGang(st_, g_, counts_, options()).ok);
+        if (still) chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+      reset(stmt);
+      for (std::size_t j : chosen) releaseCandidate(stmt, nth(j));
+      final_place = placeGang(st_, g_, counts_, options());
+      if (!final_place.ok) {  // cannot happen: the last successful check used this set
+        plan.reason = PendingReason::NoPlacement;
+        return plan;
+      }
+      Exclusions offence;
+      std::string broken = checkRules(chosen, offence);
+      if (broken.empty()) {
+        found = true;
         break;
       }
+      if (first_broken.empty()) first_broken = std::move(broken);
+      for (QueueId vq : offence.queues) tries.push_back(excluded.plusQueue(vq));
+      for (GangId v : offence.gangs) tries.push_back(excluded.plusGang(v));
+      tries.erase(std::remove_if(tries.begin(), tries.end(),
+                                 [&](const Exclusions& e) {
+                                   return std::find(tried.begin(), tried.end(), e) != tried.end();
+                                 }),
+                  tries.end());
     }
-    if (!fits) {
-      plan.reason = PendingReason::NoPlacement;
-      plan.detail = "preempting every gang it may preempt would still not make room";
-      // Every candidate released, and the exact counter said no each time: no placement
-      // attempt was cut short. Gangs skipped as admitted this cycle become candidates in
-      // the next, so such a failure is not kept.
-      if (counter_ && attempts == 0 && chosen.size() == candidates_.size() && admitted_now_ == 0)
-        plan.failure = PreemptFailureKind::Exhausted;
-      return plan;
-    }
-    // Minimise: drop victims, most expensive first, while the gang still fits.
-    for (std::size_t k = chosen.size(); k-- > 0;) {
-      reset(stmt);
-      for (std::size_t j = 0; j < chosen.size(); ++j)
-        if (j != k) releaseCandidate(stmt, nth(chosen[j]));
-      const bool still =
-          counter_ ? counter_->fits() : mayFit() && placeGang(st_, g_, counts_, options()).ok;
-      if (still) chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
-    }
-    reset(stmt);
-    for (std::size_t j : chosen) releaseCandidate(stmt, nth(j));
-    Placement final_place = placeGang(st_, g_, counts_, options());
-    if (!final_place.ok) {  // cannot happen: the last successful check used this set
-      plan.reason = PendingReason::NoPlacement;
-      return plan;
-    }
-    if (std::string broken = checkRules(chosen); !broken.empty()) {
+    if (!found) {
       plan.reason = PendingReason::WaitingForReclaim;
-      plan.detail = std::move(broken);
+      plan.detail = std::move(first_broken);
       return plan;
     }
     plan.ok = true;
     plan.pods = std::move(final_place.pods);
     for (std::size_t j : chosen) plan.victims.push_back(nth(j).victim);
     return plan;
+  }
+
+  // Releases candidates cheapest first (skipping those of `excluded` queues) until the gang
+  // is within its limits and fits; `chosen` gets their indexes. On failure, fills `plan`
+  // with why and returns false.
+  bool greedy(Statement& stmt, const Exclusions& excluded, std::vector<std::size_t>& chosen,
+              PreemptionPlan& plan) {
+    constexpr int kMaxAttempts = 64;
+    int attempts = 0;
+    std::size_t skipped = 0;
+    for (std::size_t i = 0; i < candidates_.size() && attempts < kMaxAttempts; ++i) {
+      const Candidate& c = nth(i);
+      if (excluded.excludes(c)) {
+        ++skipped;
+        continue;
+      }
+      releaseCandidate(stmt, c);
+      chosen.push_back(i);
+      // Quota first: every limit on its path with the victims' usage removed.
+      if (!withinQuota() || !mayFit()) continue;
+      ++attempts;
+      if (placeGang(st_, g_, counts_, options()).ok) return true;
+    }
+    const bool quota_binds = !withinQuota();
+    plan.reason = PendingReason::NoPlacement;
+    plan.detail = quota_binds ? "preempting every gang it may preempt would still not bring it "
+                                "within the limit"
+                              : "preempting every gang it may preempt would still not make room";
+    // Every candidate released, and the quota check or the exact counter said no each
+    // time: no placement attempt was cut short. Neither can turn to yes while no capacity
+    // is released and no new source appears (a limit's headroom only shrinks as others are
+    // admitted). Gangs skipped as admitted this cycle become candidates in the next, so
+    // such a failure is not kept.
+    if ((quota_binds || (counter_ && attempts == 0)) && skipped == 0 &&
+        chosen.size() == candidates_.size() && admitted_now_ == 0)
+      plan.failure = PreemptFailureKind::Exhausted;
+    return false;
   }
 
   // Orders run heads for a max-heap that keeps the cheapest on top.
@@ -336,8 +420,21 @@ class Search {
     return request_.fitsIn(st_.usable_free);
   }
 
+  // The quota rule with what is released so far removed (queue_limits.h).
+  bool withinQuota() const { return !quotaBreach(st_, q_, request_, freed_).has_value(); }
+
+  void noteFreed(QueueId vq, const ResourceVector& amount) {
+    for (auto& [queue, sum] : freed_)
+      if (queue == vq) {
+        sum += amount;
+        return;
+      }
+    freed_.emplace_back(vq, amount);
+  }
+
   void reset(Statement& stmt) {
     stmt.rollbackTo(base_);
+    freed_ = base_freed_;
     released_whole_.clear();
     released_shrink_.clear();
     if (!counter_) return;
@@ -359,12 +456,14 @@ class Search {
       for (std::size_t i = 0; i < vs.pods.size(); ++i)
         if (!surplusReleased(c.victim.gang, i)) {
           stmt.release(c.victim.gang, vs.pods[i]);
+          noteFreed(c.queue, st_.requestOf(c.victim.gang, vs.pods[i].pod_set));
           touch(vs.pods[i].node);
         }
       released_whole_.push_back(c.victim.gang);
     } else {
       for (std::size_t i : c.victim.pods) {
         stmt.release(c.victim.gang, vs.pods[i]);
+        noteFreed(c.queue, st_.requestOf(c.victim.gang, vs.pods[i].pod_set));
         touch(vs.pods[i].node);
       }
       released_shrink_.push_back(&c.victim);
@@ -381,7 +480,27 @@ class Search {
 
   // The rules on the final set (preemption_rules.h) (a shrink and an eviction of the same
   // gang count once, as the eviction).
-  std::string checkRules(std::vector<std::size_t>& chosen) {
+  // The chosen victims of queue vq, those that free the most of vq's fair share first
+  // (the costlier on a tie): what retries leave out, one at a time, when vq would lose too
+  // much.
+  std::vector<GangId> victimsOf(const std::vector<std::size_t>& chosen, QueueId vq) {
+    const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
+    std::vector<std::pair<double, std::size_t>> by_share;
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+      if (nth(chosen[k]).queue == vq)
+        by_share.emplace_back(dominantShare(nth(chosen[k]).frees, v.fair_share), k);
+    std::stable_sort(by_share.begin(), by_share.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    std::vector<GangId> out;
+    for (const auto& [share, k] : by_share) {
+      const GangId gang = nth(chosen[k]).victim.gang;
+      if (std::find(out.begin(), out.end(), gang) == out.end()) out.push_back(gang);
+    }
+    return out;
+  }
+
+  std::string checkRules(std::vector<std::size_t>& chosen, Exclusions& offence) {
     // An eviction makes the same gang's shrink redundant.
     std::vector<std::size_t> kept;
     for (std::size_t j : chosen) {
@@ -406,9 +525,18 @@ class Search {
       else
         it->second += amount;
     }
-    return brokenPreemptionRule(st_, q_, request_, freed);
+    RuleOffence offending;
+    std::string broken = brokenPreemptionRule(st_, q_, request_, freed, &offending);
+    if (offending.queue >= 0) {
+      if (offending.whole_queue)
+        offence.queues.push_back(offending.queue);
+      else
+        offence.gangs = victimsOf(chosen, offending.queue);
+    }
+    return broken;
   }
 
+  std::size_t* retries_;  // the cycle's budget of further runs; null: no budget but ours
   EngineState& st_;
   GangId g_;
   const std::vector<std::int32_t>& counts_;
@@ -437,13 +565,17 @@ class Search {
   std::size_t admitted_now_ = 0;  // useful victims skipped: admitted this cycle
   std::vector<GangId> released_whole_;
   std::vector<const Victim*> released_shrink_;
+  // What the candidates released so far free, by queue, for the quota check: on top of
+  // what terminating pods hold (base_freed_).
+  FreedByQueue base_freed_;
+  FreedByQueue freed_;
 };
 
 }  // namespace
 
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
-                              Seconds now, CandidatePool* pool) {
-  Search search(st, g, counts, now, pool);
+                              Seconds now, CandidatePool* pool, std::size_t* retries) {
+  Search search(st, g, counts, now, pool, retries);
   return search.run();
 }
 

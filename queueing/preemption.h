@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,7 +56,13 @@ struct PreemptionPlan {
 // Tries in a Statement (checkpoint, try, roll back): the state is unchanged on return.
 // `pool` (candidate_pool.h), when given, supplies the reclaim candidates of each source
 // queue as built once for the cycle; null collects them afresh. Same plan either way.
+// The fit test checks every limit on the gang's path with the released victims' usage
+// removed (quotaBreach, queue_limits.h), as Kueue simulates their removal.
+// A set that breaks a final-set rule is searched again without part of it (preemption.cc)
+// as long as `*retries` (the cycle's budget, decremented by each further run) allows; null:
+// up to the search's own bound.
 PreemptionPlan planPreemption(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
-                              Seconds now, CandidatePool* pool = nullptr);
+                              Seconds now, CandidatePool* pool = nullptr,
+                              std::size_t* retries = nullptr);
 
 }  // namespace troupe::queueing

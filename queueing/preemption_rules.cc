@@ -88,7 +88,10 @@ bool overFairShareToReclaim(EngineState& st, QueueId q, const ResourceVector& re
 }
 
 std::string brokenPreemptionRule(const EngineState& st, QueueId q, const ResourceVector& request,
-                                 const FreedByQueue& freed) {
+                                 const FreedByQueue& freed, RuleOffence* offence) {
+  RuleOffence ignored;
+  RuleOffence& out = offence != nullptr ? *offence : ignored;
+  out = RuleOffence{};
   const QueueState& qs = st.queues[static_cast<std::size_t>(q)];
   const double share_before = dominantShare(qs.allocated, qs.fair_share);
   const double g_before = guaranteeShare(qs.allocated, qs.spec.guaranteed);
@@ -106,12 +109,12 @@ std::string brokenPreemptionRule(const EngineState& st, QueueId q, const Resourc
     const QueueState& v = st.queues[static_cast<std::size_t>(vq)];
     if (vq == q) {
       // Within the queue: no further above its fair share than before.
-      if (std::max(q_after, 1.0) > std::max(share_before, 1.0) + 1e-12)
-        return fmt::format(
-            "preempting lower priority gangs would take queue {} from {:.3f} to "
-            "{:.3f} of its fair share",
-            qs.spec.name, share_before, q_after);
-      continue;
+      if (std::max(q_after, 1.0) <= std::max(share_before, 1.0) + 1e-12) continue;
+      out.queue = vq;  // fewer of its own may do
+      return fmt::format(
+          "preempting lower priority gangs would take queue {} from {:.3f} to "
+          "{:.3f} of its fair share",
+          qs.spec.name, share_before, q_after);
     }
     const double v_before = dominantShare(v.allocated, v.fair_share);
     const double v_after = dominantShare(v.allocated - amount, v.fair_share);
@@ -120,12 +123,15 @@ std::string brokenPreemptionRule(const EngineState& st, QueueId q, const Resourc
     // less than the victim's queue was above its own.
     const double v_g_before = guaranteeShare(v.allocated, v.spec.guaranteed);
     const bool borrowed = v_g_before > 1.0;
-    if (v_before <= 1.0 && !(borrowed && (within_guarantee ||
-                                          mayTakeBackPastGuarantee(g_before, g_after, v_g_before))))
+    if (v_before <= 1.0 &&
+        !(borrowed &&
+          (within_guarantee || mayTakeBackPastGuarantee(g_before, g_after, v_g_before)))) {
+      out = RuleOffence{vq, true};  // none of its gangs may be taken
       return fmt::format(
           "queue {} holds no more than its fair share and queue {} would end above its "
           "guarantee",
           v.spec.name, qs.spec.name);
+    }
     // Rule 3, second waiver: the preemptor may also end above a victim's queue that keeps
     // all of its own guarantee: gangs are indivisible, so the victim's queue may drop
     // further below its fair share than the preemptor's ends, yet holding its whole
@@ -136,9 +142,10 @@ std::string brokenPreemptionRule(const EngineState& st, QueueId q, const Resourc
         !v.spec.guaranteed.isZero() &&
         guaranteeShare(v.allocated - amount, v.spec.guaranteed) >= 1.0 - 1e-12;
     // Rules 1 and 2, with rule 3's waivers.
-    if (q_after > 1.0 + 1e-12 ||
-        (q_after > v_after + 1e-12 && !within_guarantee && !keeps_guarantee) ||
-        !(v_after < v_before))
+    const bool ends_above = q_after > v_after + 1e-12 && !within_guarantee && !keeps_guarantee;
+    // Taking less from it may keep the preemptor at or below it.
+    if (q_after <= 1.0 + 1e-12 && ends_above) out.queue = vq;
+    if (q_after > 1.0 + 1e-12 || ends_above || !(v_after < v_before))
       return fmt::format(
           "reclaiming from queue {} would leave it at {:.3f} of its fair share{} "
           "and queue {} at {:.3f}: the preemptor must not end above the victim",

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "queueing/engine_state.h"
+#include "queueing/queue_limits.h"
 
 namespace troupe::queueing {
 
@@ -51,13 +52,19 @@ bool hasReclaimSource(EngineState& st, QueueId q, const ResourceVector& request)
 // its fair share while some other queue is above its own, so it may not reclaim.
 bool overFairShareToReclaim(EngineState& st, QueueId q, const ResourceVector& request);
 
-// The capacity a victim set frees, summed by the victims' queues.
-using FreedByQueue = std::vector<std::pair<QueueId, ResourceVector>>;
+// What a final victim set that broke a rule took too much of, for a search that runs
+// again without part of it (preemption.cc): from `queue` (a victim's queue, or the
+// preemptor's own), none of its gangs (whole_queue) or fewer of them. queue < 0: leaving
+// victims out cannot mend it (the preemptor's queue would end above its fair share).
+struct RuleOffence {
+  QueueId queue = -1;
+  bool whole_queue = false;
+};
 
 // The rules checked on the final victim set of a gang of queue q requesting `request`
 // (rules 1 to 4, and the within-queue rule): "" when they hold, else the rule broken, as
-// the waiting gang's detail.
+// the waiting gang's detail, and what broke it in `offence` when given.
 std::string brokenPreemptionRule(const EngineState& st, QueueId q, const ResourceVector& request,
-                                 const FreedByQueue& freed);
+                                 const FreedByQueue& freed, RuleOffence* offence = nullptr);
 
 }  // namespace troupe::queueing

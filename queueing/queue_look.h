@@ -26,12 +26,16 @@ struct QueueLook {
   bool preempt_voided = false;
   bool preempt_volatile = false;
   std::uint64_t seen_preempt_epoch = 0;
+  // EngineState::ancestorLimitChanges() at its start: an ancestor with a limit whose
+  // allocation moved (a sibling's admission, no release) may hold back a gang that fitted
+  // its limits then.
+  std::uint64_t seen_ancestor_limit_changes = 0;
   Seconds next_starving = kNever;  // when one of its waiting gangs starts starving
   bool waits = false;              // some gang of it waits for capacity
   // What a release of capacity could change for it: the pod kinds its waiting gangs
   // failed to place, each with the smallest count that failed. release_proof is false
   // when some waiting gang's outcome could change in a way these kinds do not capture
-  // (QueueAtLimit under an ancestor, a reservation, several pod sets, an estimate).
+  // (a queue's limit binding, a reservation, several pod sets, an estimate).
   std::vector<std::pair<KindId, std::int64_t>> kinds;
   bool release_proof = false;
   // The smallest request (slot by slot) among its gangs that waited for capacity, for the

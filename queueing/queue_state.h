@@ -22,6 +22,8 @@ struct QueueState {
   std::uint32_t rank = 0;
   // Invariant: allocated = sum of `held` over running gangs in this queue's subtree.
   ResourceVector allocated;
+  // Bumped with every change of `allocated` (EngineState::addAllocated).
+  std::uint64_t allocation_changes = 0;
   // Leaf: sum of full_request over its pending and running gangs.
   ResourceVector demand;
   ResourceVector fair_share;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "queueing/fair_share.h"
+#include "queueing/queue_limits.h"
 
 namespace troupe::queueing {
 
@@ -18,6 +19,19 @@ PodPlacement toPlacement(const EngineState& st, const Pod& pod) {
   return p;
 }
 
+namespace {
+
+std::string resourceName(std::int32_t slot) {
+  switch (slot) {
+    case kGpu: return "nvidia.com/gpu";
+    case kCpu: return "cpu";
+    case kMemory: return "memory";
+    default: return fmt::format("extended-{}", slot);
+  }
+}
+
+}  // namespace
+
 PendingExplanation explain(const EngineState& st, GangId g) {
   const GangState& gs = st.gangs[g];
   const Why& w = gs.why;
@@ -25,12 +39,7 @@ PendingExplanation explain(const EngineState& st, GangId g) {
   e.gang = gs.spec.name;
   e.queue = gs.spec.queue;
   e.reason = w.reason;
-  switch (w.dominant) {
-    case kGpu: e.dominant_resource = "nvidia.com/gpu"; break;
-    case kCpu: e.dominant_resource = "cpu"; break;
-    case kMemory: e.dominant_resource = "memory"; break;
-    default: e.dominant_resource = fmt::format("extended-{}", w.dominant);
-  }
+  e.dominant_resource = resourceName(w.dominant);
   // The queue's numbers as they are now, not as they were when the reason was found.
   if (gs.queue >= 0) {
     const QueueState& q = st.queues[static_cast<std::size_t>(gs.queue)];
@@ -49,6 +58,36 @@ PendingExplanation explain(const EngineState& st, GangId g) {
         st.domains[static_cast<std::size_t>(w.level)].names[static_cast<std::size_t>(w.domain)];
   e.blocking_gang = w.blocking;
   e.detail = w.detail.str();
+  if (gs.queue >= 0 && w.quota_level != kNoQuotaLevel) {
+    // The binding level's numbers as they are now (on an empty cluster for Inadmissible).
+    const auto r = static_cast<std::size_t>(w.quota_resource);
+    const QuotaBreach b = quotaAt(st, gs.queue, gs.min_request, w.quota_level, r,
+                                  w.reason == PendingReason::Inadmissible);
+    e.limited_by_quota = true;
+    e.limit_queue =
+        w.quota_level >= 0 ? st.queues[static_cast<std::size_t>(w.quota_level)].spec.name : "";
+    e.limit_resource = resourceName(w.quota_resource);
+    e.limit_slot = w.quota_resource;
+    e.limit_holds = b.holds;
+    e.limit_kept = b.kept;
+    e.limit_asks = b.asks;
+    e.limit_of = b.limit;
+  }
+  if (!gs.spec.pod_sets.empty() && !gs.classes.empty()) {
+    // The gang's shape and what the nodes it may use offer, in its dominant resource.
+    const auto dom = static_cast<std::size_t>(w.dominant);
+    const PodSet& first = gs.spec.pod_sets.front();
+    const ConstraintClass& c = st.constraint_classes[gs.classes.front()];
+    e.pods = first.min_count;
+    e.pod_request = first.shape->requests[dom];
+    e.eligible_nodes = static_cast<std::int32_t>(c.eligible.size());
+    e.largest_node = c.largest_node[dom];
+    if (gs.spec.topology.mode == TopologyMode::Required) {
+      e.topology_level = gs.spec.topology.level;
+      const std::int32_t level = st.levelIndex(gs.spec.topology.level);
+      if (level >= 0) e.largest_domain = c.largest_domain[static_cast<std::size_t>(level)][dom];
+    }
+  }
   return e;
 }
 

@@ -33,7 +33,11 @@ TEST_CASE("a gang is admitted all or nothing: 3 pods of 8 GPUs never start on 2 
   const auto p = pendingOf(e, d, "big");
   REQUIRE(p.has_value());
   // 3 x 8 = 24 GPUs > 16 on the whole cluster, even empty.
-  CHECK(p->reason == PendingReason::Unschedulable);
+  CHECK(p->reason == PendingReason::Inadmissible);
+  CHECK(p->limited_by_quota);
+  CHECK(p->limit_queue.empty());  // the cluster
+  CHECK(p->limit_of == 16);
+  CHECK_THAT(describe(*p), Catch::Contains("it needs 24 of the cluster's 16 nvidia.com/gpu"));
 }
 
 TEST_CASE("fifo: the head blocks everything behind it", "[queueing][fifo]") {

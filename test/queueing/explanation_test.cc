@@ -28,8 +28,11 @@ TEST_CASE("a gang past its queue's limit says so, with the queue's numbers",
   CHECK(p->queue_guaranteed == 8);
   CHECK(p->queue_limit == 16);
   CHECK(p->request[kGpu] == 16);
-  CHECK(describe(*p).rfind("QueueAtLimit: ", 0) == 0);
-  CHECK(describe(*p).find("queue a holds 8 nvidia.com/gpu") != std::string::npos);
+  CHECK(p->limited_by_quota);
+  CHECK(p->limit_queue == "a");
+  CHECK(describe(*p) ==
+        "QueueAtLimit: a would hold 24 of its limit 16 nvidia.com/gpu (holds 8, this job asks "
+        "16); no victim can be taken: no running gang may be preempted for it");
 }
 
 TEST_CASE("a gang naming a missing queue waits until the queue appears",
@@ -63,12 +66,12 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 2, 8), {queue("a"), queue("b")});
   REQUIRE(e.addRunning(runningOn(gang("busy").queue("a").gpus(8), {"n-0"})).ok());
-  // Three pods of 8 GPUs cannot fit on two nodes whatever runs: Unschedulable.
+  // Three pods of 8 GPUs cannot fit on two nodes whatever runs: Inadmissible.
   REQUIRE(e.submit(gang("wide").queue("a").gpus(8).pods(3).submittedAt(1)).ok());
   Decisions d = e.schedule(10);
   REQUIRE(pendingOf(e, d, "wide").has_value());
   const PendingExplanation before = *pendingOf(e, d, "wide");
-  CHECK(before.reason == PendingReason::Unschedulable);
+  CHECK(before.reason == PendingReason::Inadmissible);
   CHECK(before.queue_allocated == 8);
 
   // Queue b's gang takes the free node: a's demand is unchanged, b's appears, so a's fair
@@ -79,7 +82,7 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   CHECK_FALSE(pendingOf(e, d, "wide").has_value());
   const auto now = e.explanation("wide");
   REQUIRE(now.has_value());
-  CHECK(now->reason == PendingReason::Unschedulable);
+  CHECK(now->reason == PendingReason::Inadmissible);
   const auto a = std::find_if(d.queues.begin(), d.queues.end(),
                               [](const QueueStatus& q) { return q.queue == "a"; });
   REQUIRE(a != d.queues.end());
@@ -116,8 +119,9 @@ TEST_CASE("a new largest free domain alone names no gang again; the one read is 
   CHECK(e.explanation("wide")->reason == PendingReason::NoPlacement);
   CHECK(e.explanation("wide")->largest_free_domain_pods == 1);
 
-  // A new reason is named at once: the queue now has a limit the gang is past.
-  REQUIRE(e.upsertQueue(queue("default").limitGpus(16)).ok());
+  // A new reason is named at once: the queue now has a limit the gang is past (24 held +
+  // 24 asked > 32), though not one it could never be within.
+  REQUIRE(e.upsertQueue(queue("default").limitGpus(32)).ok());
   d = e.schedule(12);
   REQUIRE(pendingOf(e, d, "wide").has_value());
   CHECK(pendingOf(e, d, "wide")->reason == PendingReason::QueueAtLimit);

@@ -70,6 +70,13 @@ World randomWorld(std::uint64_t seed) {
     // Half arrive at once and fill the cluster; the rest arrive later and must reclaim.
     w.arrival_cycle.push_back(pick(0, 1) == 0 ? 0 : pick(1, 4));
   }
+  // A limit on the parent, binding reclaims and preemptions through it, and lendingLimits
+  // that keep part of a guarantee unlent (drawn last: the worlds above are unchanged).
+  if (tree && pick(0, 1) == 0)
+    w.queues[0].limit[kGpu] = pick(std::max(8, static_cast<int>(w.queues[0].guaranteed[kGpu])), 32);
+  for (auto& q : w.queues)
+    if (q.guaranteed[kGpu] > 0 && pick(0, 3) == 0)
+      q.lending_limit[kGpu] = pick(0, static_cast<int>(q.guaranteed[kGpu]));
   return w;
 }
 

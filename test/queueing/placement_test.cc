@@ -75,7 +75,7 @@ TEST_CASE("node constraints: selectors, affinity, taints, readiness", "[queueing
       REQUIRE(e.submit(tc.gang).ok());
       const Decisions d = e.schedule(0);
       CHECK(admitted(d, "g") == tc.want_admitted);
-      if (!tc.want_admitted) CHECK(reasonOf(e, "g") == PendingReason::Unschedulable);
+      if (!tc.want_admitted) CHECK(reasonOf(e, "g") == PendingReason::Inadmissible);
     }
   }
 }
@@ -98,7 +98,7 @@ TEST_CASE("required topology keeps the gang in one rack, the smallest that holds
   CHECK(nodesOf(*admissionOf(d, "three")) == std::set<std::string>{"c0", "c1", "c2"});
 }
 
-TEST_CASE("required topology too large for any rack is unsatisfiable, with the numbers",
+TEST_CASE("required topology too large for any rack is inadmissible, with the numbers",
           "[queueing][placement][topology]") {
   // Two racks of 2 nodes = 16 GPUs each; a 3-node gang (24 GPUs) fits the cluster but no
   // rack.
@@ -108,10 +108,14 @@ TEST_CASE("required topology too large for any rack is unsatisfiable, with the n
   CHECK(d.admissions.empty());
   const auto p = pendingOf(e, d, "wide");
   REQUIRE(p.has_value());
-  CHECK(p->reason == PendingReason::TopologyUnsatisfiable);
-  // The largest rack holds 2 of its pods.
+  CHECK(p->reason == PendingReason::Inadmissible);
+  // The largest rack holds 2 of its pods; a rack has 16 GPUs in all.
   CHECK(p->largest_free_domain_pods == 2);
   CHECK(p->largest_free_domain == "n-r0");
+  CHECK(p->largest_domain == 16);
+  CHECK_THAT(describe(*p), Catch::Contains("it needs 3 pods x 8 nvidia.com/gpu (nodes of up to "
+                                           "8) in one troupe.dev/rack; the largest "
+                                           "troupe.dev/rack its pods may use has 16 in all"));
 }
 
 TEST_CASE("preferred topology falls back to the whole cluster", "[queueing][placement][topology]") {
@@ -175,7 +179,7 @@ TEST_CASE("cpu and memory are part of the fit, not only GPUs", "[queueing][place
   REQUIRE(e.submit(gang("g").pods(2).gpus(1).cpu(10000)).ok());
   const Decisions d = e.schedule(0);
   CHECK(d.admissions.empty());
-  CHECK(reasonOf(e, "g") == PendingReason::Unschedulable);
+  CHECK(reasonOf(e, "g") == PendingReason::Inadmissible);
 }
 
 TEST_CASE("a gang with two pod shapes places both", "[queueing][placement]") {

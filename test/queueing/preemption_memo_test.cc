@@ -49,7 +49,8 @@ TEST_CASE("a failed preemption search is searched again when a new queue becomes
       CHECK(d.preemptions.empty());
       const auto first = e.explanation("big");
       REQUIRE(first.has_value());
-      CHECK(first->reason == PendingReason::NoPlacement);
+      // Its topology is required: no rack has room for it now.
+      CHECK(first->reason == PendingReason::TopologyUnsatisfiable);
       CHECK(first->detail == "preempting every gang it may preempt would still not make room");
       if (row.c_grows) {
         REQUIRE(e.submit(gang("c-3").queue("c").gpus(8).submittedAt(1001)).ok());
@@ -70,7 +71,7 @@ TEST_CASE("a failed preemption search is searched again when a new queue becomes
         CHECK(e.isRunning("big"));
       } else {
         CHECK(e.isRunning("d-1"));
-        CHECK(reasonOf(e, "big") == PendingReason::NoPlacement);
+        CHECK(reasonOf(e, "big") == PendingReason::TopologyUnsatisfiable);
       }
     }
   }
