@@ -54,22 +54,25 @@ inline constexpr std::string_view kSimExitCodeAnnotation = "troupe.dev/sim-exit-
 // Finalizer on TrainingJobs so their pods are cleaned up before the job disappears.
 inline constexpr std::string_view kJobFinalizer = "troupe.dev/cleanup";
 
-// TrainingJob and PodGroup condition types.
+// Condition types Troupe writes (docs/api.md lists each): a TrainingJob's and a PodGroup's,
+// and a Queue's (Ready).
+inline constexpr std::string_view kConditionValid = "Valid";
 inline constexpr std::string_view kConditionAdmitted = "Admitted";
 inline constexpr std::string_view kConditionRunning = "Running";
+inline constexpr std::string_view kConditionSuspended = "Suspended";
+inline constexpr std::string_view kConditionRestarting = "Restarting";
+inline constexpr std::string_view kConditionSucceeded = "Succeeded";
+inline constexpr std::string_view kConditionFailed = "Failed";
 inline constexpr std::string_view kConditionPreempted = "Preempted";
-inline constexpr std::string_view kConditionFinished = "Finished";
-// Queue condition type.
+// True while the scheduler finds the queued job can never be admitted as the queues and
+// nodes are (status.pending.reason Inadmissible).
+inline constexpr std::string_view kConditionInadmissible = "Inadmissible";
+// A Queue's: True while it can take jobs.
 inline constexpr std::string_view kConditionReady = "Ready";
-
-// status.pending.reason values: why a job is not running (docs/api.md).
-inline constexpr std::string_view kPendingQueueNotFound = "QueueNotFound";
-inline constexpr std::string_view kPendingQueueLimitExceeded = "QueueLimitExceeded";
-inline constexpr std::string_view kPendingOverFairShare = "OverFairShare";
-inline constexpr std::string_view kPendingInsufficientCapacity = "InsufficientCapacity";
-inline constexpr std::string_view kPendingTopologyUnsatisfiable = "TopologyUnsatisfiable";
-inline constexpr std::string_view kPendingWaitingForPreemption = "WaitingForPreemption";
-inline constexpr std::string_view kPendingBackfilled = "Backfilled";
-inline constexpr std::string_view kPendingSuspended = "Suspended";
+inline constexpr std::string_view kConditionTypes[] = {
+    kConditionValid,        kConditionAdmitted,  kConditionRunning, kConditionSuspended,
+    kConditionRestarting,   kConditionSucceeded, kConditionFailed,  kConditionPreempted,
+    kConditionInadmissible, kConditionReady,
+};
 
 }  // namespace troupe::api

@@ -39,10 +39,46 @@ PendingNumbers pendingNumbers(const json& pending) {
   n.guaranteed = in(pending, "guaranteed", n.resource);
   n.fair_share = in(pending, "fairShare", n.resource);
   n.limit = in(pending, "limit", n.resource);
+  if (auto by = pending.find("limitedBy"); by != pending.end() && by->is_object()) {
+    n.limited = true;
+    n.limited_queue = by->value("queue", "");
+    n.limited_resource = by->value("resource", n.resource);
+    auto amount = [&](const char* field) {
+      auto it = by->find(field);
+      return it == by->end() ? 0.0 : quantityValue(*it).value_or(0.0);
+    };
+    n.limited_holds = amount("holds");
+    n.limited_kept = amount("keptUnlent");
+    n.limited_request = amount("request");
+    n.limited_limit = amount("limit");
+  }
   return n;
 }
 
+namespace {
+
+// "org: holds + request = 127 + 16 = 143 > limit 128", with what queues under it keep
+// unlent when they keep any.
+std::string limitedArithmetic(const PendingNumbers& n) {
+  const std::string& r = n.limited_resource;
+  const std::string who = n.limited_queue.empty() ? "the cluster" : n.limited_queue;
+  const double total = n.limited_holds + n.limited_kept + n.limited_request;
+  const std::string sum =
+      n.limited_kept > 0
+          ? fmt::format("holds + kept unlent + request = {} + {} + {} = {}",
+                        amountText(r, n.limited_holds), amountText(r, n.limited_kept),
+                        amountText(r, n.limited_request), amountText(r, total))
+          : fmt::format("holds + request = {} + {} = {}", amountText(r, n.limited_holds),
+                        amountText(r, n.limited_request), amountText(r, total));
+  return fmt::format("{}: {} {} limit {}", who, sum,
+                     total > n.limited_limit ? ">" : "<=", amountText(r, n.limited_limit));
+}
+
+}  // namespace
+
 std::string pendingArithmetic(const PendingNumbers& n) {
+  if (n.limited && (n.reason == "QueueAtLimit" || n.reason == "Inadmissible"))
+    return limitedArithmetic(n);
   if (!n.allocated || !n.request) return "";
   const std::string& r = n.resource;
   const double total = *n.allocated + *n.request;
@@ -63,7 +99,19 @@ std::vector<std::string> pendingRemedies(const PendingNumbers& n) {
   const std::string queue = n.queue.empty() ? "its queue" : "queue " + n.queue;
   const double total = n.allocated && n.request ? *n.allocated + *n.request : 0;
   std::vector<std::string> out;
-  if (n.reason == "QueueAtLimit") {
+  if (n.reason == "QueueAtLimit" && n.limited) {
+    const std::string& lr = n.limited_resource;
+    const std::string who =
+        n.limited_queue.empty() ? std::string("the cluster") : "queue " + n.limited_queue;
+    const double over = n.limited_holds + n.limited_kept + n.limited_request - n.limited_limit;
+    out.push_back(fmt::format("{} {} of {}'s admitted gangs finishing or being removed",
+                              amountText(lr, over), lr, who));
+    if (!n.limited_queue.empty())
+      out.push_back(fmt::format("a limit for {} of at least {} on {} (spec.resources.{}.limit)", lr,
+                                amountText(lr, n.limited_limit + over), who, lr));
+    out.push_back(
+        "preemption becoming possible: the message says why no running gang may be taken");
+  } else if (n.reason == "QueueAtLimit") {
     if (n.limit && total > *n.limit) {
       out.push_back(fmt::format("{} {} of {}'s admitted gangs finishing or being removed",
                                 amountText(r, total - *n.limit), r, queue));
@@ -96,14 +144,27 @@ std::vector<std::string> pendingRemedies(const PendingNumbers& n) {
     out.push_back(
         "more nodes, or fewer or smaller pods (a lower spec.minReplicas lets an "
         "elastic job start smaller)");
-  } else if (n.reason == "Unschedulable") {
-    out.push_back(
-        "a pod that some node could hold: its nodeSelector, affinity, tolerations "
-        "and requests against the nodes' labels, taints and allocatable");
+  } else if (n.reason == "Inadmissible") {
+    if (n.limited && !n.limited_queue.empty())
+      out.push_back(fmt::format(
+          "a limit for {} of at least {} on queue {} (spec.resources.{}.limit), or a smaller "
+          "job: nothing running is in its way",
+          n.limited_resource, amountText(n.limited_resource, n.limited_kept + n.limited_request),
+          n.limited_queue, n.limited_resource));
+    else if (n.limited)
+      out.push_back("more nodes, or a smaller job: it is larger than the cluster");
+    else
+      out.push_back(
+          "a pod that some node could hold, or a topology domain that can hold the gang: "
+          "its nodeSelector, affinity, tolerations, requests and spec.topology against the "
+          "nodes' labels, taints and allocatable");
   } else if (n.reason == "TopologyUnsatisfiable") {
     out.push_back(
+        "running pods finishing in one domain of its spec.topology.level (`kubectl troupe "
+        "top` shows who holds the GPUs)");
+    out.push_back(
         "spec.topology.mode: Preferred, a wider spec.topology.level, or fewer pods, "
-        "so that one domain can hold the gang");
+        "so that more domains can hold the gang");
   } else if (n.reason == "WaitingForReclaim") {
     out.push_back(
         "the rule in the message ceasing to apply (a victim passing its queue's "

@@ -17,6 +17,12 @@ struct PendingNumbers {
   std::string queue;
   std::string resource;  // the gang's dominant resource, which the queue numbers are in
   std::optional<double> request, allocated, guaranteed, fair_share, limit;
+  // status.pending.limitedBy: the limit that binds (QueueAtLimit, Inadmissible), perhaps an
+  // ancestor's ("" for the cluster), in its own resource.
+  bool limited = false;
+  std::string limited_queue;
+  std::string limited_resource;
+  double limited_holds = 0, limited_kept = 0, limited_request = 0, limited_limit = 0;
 };
 
 PendingNumbers pendingNumbers(const nlohmann::json& pending);

@@ -10,6 +10,7 @@
 #include "controllers/gang_admissibility.h"
 #include "controllers/informer_caches.h"
 #include "controllers/object_json.h"
+#include "controllers/pending_status.h"
 #include "controllers/resources.h"
 #include "kube/resource_type.h"
 
@@ -53,25 +54,11 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
       schedule_.checked(due.gang, written_at, next);
       continue;
     }
-    const auto& e = *explanation;
-    auto amount = [&](std::int64_t v) {
-      Json list = Json::object();
-      if (!e.dominant_resource.empty() && v < queueing::ResourceVector::kUnlimited)
-        list[e.dominant_resource] = std::to_string(v);
-      return list;
-    };
-    Json pending{{"reason", queueing::pendingReasonName(e.reason)},
-                 {"message", queueing::describe(e)},
-                 {"queue", e.queue},
-                 {"request", toResourceList(e.request, cluster.names)},
-                 {"guaranteed", amount(e.queue_guaranteed)},
-                 {"allocated", amount(e.queue_allocated)},
-                 {"limit", amount(e.queue_limit)},
-                 {"fairShare", amount(e.queue_fair_share)}};
+    Json pending = renderPendingStatus(*explanation, cluster.names);
     // No leaf queue of that name for the engine: say why when the queue exists.
-    if (e.reason == queueing::PendingReason::QueueNotFound)
-      if (auto why = cluster.admissibility->whyNot(e.queue, namespaceOf(*pg)))
-        pending = inadmissiblePending(e.queue, *why);
+    if (explanation->reason == queueing::PendingReason::QueueNotFound)
+      if (auto why = cluster.admissibility->whyNot(explanation->queue, namespaceOf(*pg)))
+        pending = inadmissiblePending(explanation->queue, *why);
     auto [type, target] = pendingTarget(pg);
     if (target) {
       Json current = target->value(Json::json_pointer("/status/pending"), Json());

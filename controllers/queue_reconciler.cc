@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "controllers/cluster_writer.h"
 #include "controllers/object_json.h"
+#include "controllers/queue_counts.h"
 #include "controllers/queue_status.h"
 #include "kube/resource_type.h"
 
@@ -20,18 +21,9 @@ void QueueReconciler::reconcile(const ObjectList& queues, const queueing::Engine
                                 const std::map<std::string, queueing::ResourceVector>& allocated,
                                 std::int64_t t) {
   reportUnusableQueues(cluster);
-  std::map<std::string, QueueCounts> counts;
-  std::map<std::string, queueing::ResourceVector> pending_requests;
-  for (const auto& [key, gang] : cluster.gangs) {
-    if (gang.state == GangState::Pending) counts[gang.queue].pending += 1;
-    if (gang.state == GangState::Running) counts[gang.queue].running += 1;
-  }
-  for (const auto& g : cluster.snapshot.pending) {
-    auto gang = cluster.gangs.find(g.name);
-    if (gang == cluster.gangs.end() || gang->second.state != GangState::Pending) continue;
-    for (const auto& ps : g.pod_sets)
-      pending_requests[gang->second.queue] += ps.shape->requests * ps.min_count;
-  }
+  auto figures = queueFigures(cluster, neverAdmissible(cluster, engine));
+  auto& counts = figures.counts;
+  auto& pending_requests = figures.waiting_requests;
   struct StatusWrite {
     std::string queue;
     Json from, to;

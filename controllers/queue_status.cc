@@ -19,6 +19,7 @@ nlohmann::json renderQueueStatus(const nlohmann::json& queue,
   status["fairShare"] =
       computed ? toResourceList(computed->fair_share, names) : nlohmann::json::object();
   status["pending"] = counts.pending;
+  status["inadmissible"] = counts.inadmissible;
   status["admitted"] = counts.admitted;
   status["running"] = counts.running;
   if (problem != nullptr) {

@@ -12,6 +12,7 @@
 #include "controllers/first_status.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
+#include "queueing/decisions.h"
 
 namespace troupe::controllers {
 
@@ -65,6 +66,29 @@ std::int64_t backoffSeconds(const Json& job, std::int64_t restarts) {
   return std::min<std::int64_t>(b, std::max<std::int64_t>(base, 600));
 }
 
+// The Inadmissible condition follows the scheduler's status.pending: True while it says the
+// queued job can never be admitted as the queues and nodes are (with its message), False
+// once it says anything else or the job leaves the queue. Turning True records one
+// Warning event; the condition being True already says it was recorded.
+void noteInadmissible(Json& status, const Json& old_status, const std::string& key,
+                      std::int64_t now, std::int64_t generation, std::vector<EventRecord>& events) {
+  const bool queued = status.value("phase", "") == "Queued";
+  const Json* pending = status.contains("pending") ? &status["pending"] : nullptr;
+  const bool never = queued && pending != nullptr && pending->is_object() &&
+                     pending->value("reason", "") ==
+                         queueing::pendingReasonName(queueing::PendingReason::Inadmissible);
+  if (never) {
+    const std::string message = pending->value("message", "");
+    setCondition(status, std::string(api::kConditionInadmissible), true, "Inadmissible", message,
+                 now, generation);
+    if (!conditionIsTrue(old_status, std::string(api::kConditionInadmissible)))
+      events.push_back(EventRecord{key, "Warning", "Inadmissible", message});
+  } else if (findCondition(status, std::string(api::kConditionInadmissible))) {
+    setCondition(status, std::string(api::kConditionInadmissible), false,
+                 queued ? "Admissible" : "NotQueued", "", now, generation);
+  }
+}
+
 }  // namespace
 
 TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
@@ -89,6 +113,7 @@ TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
   };
   // Every path ends here, once: the plan (with the pods it creates) is moved out, not copied.
   auto finish = [&]() {
+    noteInadmissible(status, old_status, key, in.now, generation, plan.events);
     status["observedGeneration"] = generation;
     plan.status_changed = status != old_status;
     plan.status = std::move(status);

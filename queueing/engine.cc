@@ -346,6 +346,12 @@ std::optional<PendingExplanation> Engine::explanation(const std::string& gang) c
   return explain(*state_, it->second);
 }
 
+std::optional<PendingReason> Engine::pendingReason(const std::string& gang) const {
+  auto it = state_->gang_ids.find(gang);
+  if (it == state_->gang_ids.end() || state_->gangs[it->second].running) return std::nullopt;
+  return state_->gangs[it->second].why.reason;
+}
+
 std::optional<QueueStatus> Engine::queueStatus(const std::string& queue) const {
   auto it = state_->queue_ids.find(queue);
   if (it == state_->queue_ids.end()) return std::nullopt;

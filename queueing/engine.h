@@ -74,6 +74,8 @@ class Engine {
   std::optional<RunningGang> running(const std::string& gang) const;
   // The current explanation of a pending gang, as of the last cycle.
   std::optional<PendingExplanation> explanation(const std::string& gang) const;
+  // Only its reason, as of the last cycle: no explanation is built.
+  std::optional<PendingReason> pendingReason(const std::string& gang) const;
   std::optional<QueueStatus> queueStatus(const std::string& queue) const;
   std::size_t pendingCount() const;
   std::size_t runningCount() const;

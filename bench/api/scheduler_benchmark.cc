@@ -178,7 +178,8 @@ Result<SchedulingPhase> runPhase(ServeChild& server, PodBindTracker& tracker,
 }
 
 // The backlog: `options.backlog` single-pod jobs named h-<i> wait in queue `held`, whose
-// limit of 0 CPUs admits none of them, until the operator counts them all pending; then
+// limit of 0 CPUs admits none of them (they are Inadmissible: the queue's status counts
+// them apart from its pending ones), until the operator counts them all; then
 // one patch lifts the limit, as an administrator raising a team's quota would, and every
 // pod is timed from that patch to its bind. The creates are off the clock: this is the
 // scheduler draining a queue, as kube-scheduler's benchmark binds pods that an idle
@@ -202,7 +203,8 @@ Result<SchedulingPhase> runBacklogPhase(
   for (int64_t pending = -1, last_said = -1;;) {
     auto queue = server.client().get(held);
     if (!queue) return queue.error();
-    pending = queue->value(json::json_pointer("/status/pending"), int64_t{-1});
+    pending = queue->value(json::json_pointer("/status/pending"), int64_t{0}) +
+              queue->value(json::json_pointer("/status/inadmissible"), int64_t{0});
     if (pending >= phase.jobs) break;
     if (Clock::now() >= deadline)
       return Error{

@@ -82,7 +82,7 @@ TEST_CASE("kubectl runs `kubectl troupe` from an installed troupe against troupe
   CHECK(why.exit_code == 0);
   CHECK_THAT(why.output, Catch::Contains("estimated position 2 of 2"));
   CHECK_THAT(why.output, Catch::Contains("Why: QueueAtLimit\n"));
-  CHECK_THAT(why.output, Catch::Contains("allocated + request = 24 + 8 = 32 > limit 24\n"));
+  CHECK_THAT(why.output, Catch::Contains("team-a: holds + request = 24 + 8 = 32 > limit 24\n"));
   CHECK_THAT(why.output,
              Catch::Contains("8 nvidia.com/gpu of queue team-a's admitted gangs finishing"));
 

@@ -72,3 +72,36 @@ TEST_CASE("the queue numbers are read in the gang's dominant resource", "[cli][w
   CHECK_FALSE(n.guaranteed);
   CHECK(pendingArithmetic(n) == "allocated + request = 60 + 4 = 64 > limit 62");
 }
+
+TEST_CASE("the limit that binds may be an ancestor's: its arithmetic and the ways out",
+          "[cli][why]") {
+  const json limited_by = {{"queue", "org"},  {"resource", "nvidia.com/gpu"},
+                           {"holds", "127"},  {"keptUnlent", "0"},
+                           {"request", "16"}, {"limit", "128"}};
+  auto n = pendingNumbers({{"reason", "QueueAtLimit"},
+                           {"queue", "team-a"},
+                           {"request", {{"nvidia.com/gpu", "16"}}},
+                           {"allocated", {{"nvidia.com/gpu", "49"}}},
+                           {"limit", {{"nvidia.com/gpu", "96"}}},
+                           {"limitedBy", limited_by}});
+  // team-a's own 49 + 16 = 65 is within its 96: org's 127 + 16 = 143 is not.
+  CHECK(pendingArithmetic(n) == "org: holds + request = 127 + 16 = 143 > limit 128");
+  std::string all;
+  for (const auto& r : pendingRemedies(n)) all += r + "\n";
+  CHECK_THAT(all, Catch::Contains("15 nvidia.com/gpu of queue org's admitted gangs finishing"));
+  CHECK_THAT(all, Catch::Contains("a limit for nvidia.com/gpu of at least 143 on queue org"));
+
+  auto never = pendingNumbers({{"reason", "Inadmissible"},
+                               {"queue", "team-a"},
+                               {"limitedBy",
+                                {{"queue", "team-a"},
+                                 {"resource", "nvidia.com/gpu"},
+                                 {"holds", "0"},
+                                 {"keptUnlent", "0"},
+                                 {"request", "104"},
+                                 {"limit", "96"}}}});
+  CHECK(pendingArithmetic(never) == "team-a: holds + request = 0 + 104 = 104 > limit 96");
+  all.clear();
+  for (const auto& r : pendingRemedies(never)) all += r + "\n";
+  CHECK_THAT(all, Catch::Contains("a limit for nvidia.com/gpu of at least 104 on queue team-a"));
+}

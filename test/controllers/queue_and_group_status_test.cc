@@ -68,19 +68,21 @@ TEST_CASE("a queue's status shows allocation, fair share and counts", "[controll
   computed.queue = "team-a";
   computed.allocated = troupe::queueing::ResourceVector::of(8, 16000, 0);
   computed.fair_share = troupe::queueing::ResourceVector::of(12, 0, 0);
-  auto status = renderQueueStatus(queue("team-a"), computed, names, {2, 1, 3}, nullptr, 1767225600);
+  auto status =
+      renderQueueStatus(queue("team-a"), computed, names, {2, 1, 3, 4}, nullptr, 1767225600);
   CHECK(status["allocated"]["nvidia.com/gpu"] == "8");
   CHECK(status["allocated"]["cpu"] == "16");
   CHECK(status["fairShare"]["nvidia.com/gpu"] == "12");
   CHECK(status["pending"] == 2);
   CHECK(status["admitted"] == 1);
   CHECK(status["running"] == 3);
+  CHECK(status["inadmissible"] == 4);
   CHECK(status["conditions"][0]["type"] == "Ready");
   CHECK(status["conditions"][0]["status"] == "True");
   // Rendering again at a later time changes nothing: status is written only on change.
   Json q = queue("team-a");
   q["status"] = status;
-  CHECK(renderQueueStatus(q, computed, names, {2, 1, 3}, nullptr, 1767229999) == status);
+  CHECK(renderQueueStatus(q, computed, names, {2, 1, 3, 4}, nullptr, 1767229999) == status);
 }
 
 TEST_CASE("a PodGroup's phase follows its pods and its schedule timeout",

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "controllers/conditions.h"
 #include "controllers/job_objects.h"
 #include "controllers/object_json.h"
 #include "controllers/training_job_plan.h"
@@ -243,4 +244,43 @@ TEST_CASE("an invalid job creates nothing and says which field breaks which rule
   CHECK(plan.status["conditions"][0]["status"] == "False");
   CHECK_THAT(plan.status["conditions"][0]["message"].get<std::string>(),
              Catch::Contains("spec.minReplicas"));
+}
+
+TEST_CASE("a job the scheduler finds can never be admitted gets a condition and one warning",
+          "[controllers][training-job][inadmissible]") {
+  const Json never = {{"reason", "Inadmissible"},
+                      {"message",
+                       "Inadmissible: it can never be admitted as the queues and "
+                       "nodes are: even on an empty cluster team-a would hold 104 "
+                       "of its limit 96 nvidia.com/gpu (this job asks 104)"}};
+  Json pg = podGroup("ml", "llm");
+  const std::vector<Json> pods = {jobPod("llm", 0), jobPod("llm", 1)};
+  Json status = {{"phase", "Queued"}, {"pending", never}};
+  auto plan =
+      planTrainingJob({job("ml", "llm").replicas(2).status(status), pg, true, pods, kT0 + 60});
+  CHECK(plan.status["phase"] == "Queued");
+  const Json* c = findCondition(plan.status, "Inadmissible");
+  REQUIRE(c != nullptr);
+  CHECK((*c)["status"] == "True");
+  CHECK((*c)["message"] == never["message"]);
+  REQUIRE(plan.events.size() == 1);
+  CHECK(plan.events[0].type == "Warning");
+  CHECK(plan.events[0].reason == "Inadmissible");
+  CHECK(plan.events[0].gang == "ml/llm");
+
+  // Planned again on its own result: the condition stays, the warning is not repeated.
+  auto again =
+      planTrainingJob({job("ml", "llm").replicas(2).status(plan.status), pg, true, pods, kT0 + 70});
+  CHECK(conditionIsTrue(again.status, "Inadmissible"));
+  CHECK(again.events.empty());
+  CHECK_FALSE(again.status_changed);
+
+  // The queue's limit is raised: the scheduler now says something else, and so does the job.
+  Json waiting = again.status;
+  waiting["pending"] = {{"reason", "QueueAtLimit"}, {"message", "QueueAtLimit: ..."}};
+  auto later =
+      planTrainingJob({job("ml", "llm").replicas(2).status(waiting), pg, true, pods, kT0 + 80});
+  REQUIRE(findCondition(later.status, "Inadmissible") != nullptr);
+  CHECK_FALSE(conditionIsTrue(later.status, "Inadmissible"));
+  CHECK(later.events.empty());
 }
