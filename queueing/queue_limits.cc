@@ -116,15 +116,31 @@ void walkLevels(const EngineState& st, QueueId q, const FreedByQueue& freed, boo
   visit(level);
 }
 
-// firstBreach() when no queue keeps anything unlent and nothing is removed: each level's
-// own numbers against its limit, with no vector built (every gang a cycle tries asks this).
+// Whether queue x is `v` or one of its ancestors.
+bool holdsSubtreeOf(const EngineState& st, QueueId x, QueueId v) {
+  for (; v >= 0; v = st.queues[static_cast<std::size_t>(v)].parent)
+    if (v == x) return true;
+  return false;
+}
+
+// firstBreach() when no queue keeps anything unlent: each level's own numbers less what
+// `freed` takes off its subtree, against its limit, with no vector built. Every gang a
+// cycle tries asks this, and a preemption search asks it for every victim it releases.
 std::optional<QuotaBreach> plainBreach(const EngineState& st, QueueId q,
-                                       const ResourceVector& request, bool empty) {
+                                       const ResourceVector& request, const FreedByQueue& freed,
+                                       bool empty) {
   for (QueueId x = q; x >= 0; x = st.queues[static_cast<std::size_t>(x)].parent) {
     const QueueState& xs = st.queues[static_cast<std::size_t>(x)];
+    bool removed_known = false;
+    ResourceVector removed;
     for (std::size_t r = 0; r < kMaxResources; ++r) {
       if (request[r] <= 0 || xs.spec.limit[r] >= ResourceVector::kUnlimited) continue;
-      const std::int64_t holds = empty ? 0 : xs.allocated[r];
+      if (!removed_known && !empty) {
+        for (const auto& [v, amount] : freed)
+          if (holdsSubtreeOf(st, x, v)) removed += amount;
+        removed_known = true;
+      }
+      const std::int64_t holds = empty ? 0 : xs.allocated[r] - removed[r];
       if (holds + request[r] > xs.spec.limit[r])
         return QuotaBreach{x, r, holds, 0, xs.spec.limit[r], request[r]};
     }
@@ -140,7 +156,7 @@ std::optional<QuotaBreach> firstBreach(const EngineState& st, QueueId q,
                                        const ResourceVector& request, const FreedByQueue& freed,
                                        bool empty) {
   st.kept->refresh(st);
-  if (freed.empty() && !st.kept->any()) return plainBreach(st, q, request, empty);
+  if (!st.kept->any()) return plainBreach(st, q, request, freed, empty);
   std::optional<QuotaBreach> out;
   walkLevels(st, q, freed, empty, [&](const Level& l) {
     for (std::size_t r = 0; r < kMaxResources; ++r) {
