@@ -185,8 +185,9 @@ class Search {
     // runs again without part of what broke it, breadth first over what it leaves out (a
     // victim queue within its fair share: all of its gangs; a victim queue that would end
     // below the preemptor's, or the preemptor's own queue taken too far: one of that
-    // queue's victims, the largest first), kMaxSearches runs in all and no more than the
-    // cycle's budget allows, and the first broken rule is reported if no set keeps them.
+    // queue's victims, the largest first, or all of the preemptor's own when no set of
+    // them can do: checkRules), kMaxSearches runs in all and no more than the cycle's
+    // budget allows, and the first broken rule is reported if no set keeps them.
     constexpr std::size_t kMaxSearches = 16;
     std::deque<Exclusions> tries{Exclusions{}};
     std::vector<Exclusions> tried;
@@ -225,7 +226,7 @@ class Search {
         return plan;
       }
       Exclusions offence;
-      std::string broken = checkRules(chosen, offence);
+      std::string broken = checkRules(chosen, excluded, offence);
       if (broken.empty()) {
         found = true;
         break;
@@ -500,7 +501,8 @@ class Search {
     return out;
   }
 
-  std::string checkRules(std::vector<std::size_t>& chosen, Exclusions& offence) {
+  std::string checkRules(std::vector<std::size_t>& chosen, const Exclusions& excluded,
+                         Exclusions& offence) {
     // An eviction makes the same gang's shrink redundant.
     std::vector<std::size_t> kept;
     for (std::size_t j : chosen) {
@@ -527,13 +529,30 @@ class Search {
     }
     RuleOffence offending;
     std::string broken = brokenPreemptionRule(st_, q_, request_, freed, &offending);
-    if (offending.queue >= 0) {
-      if (offending.whole_queue)
-        offence.queues.push_back(offending.queue);
-      else
-        offence.gangs = victimsOf(chosen, offending.queue);
-    }
+    if (offending.queue < 0) return broken;
+    // The preemptor's own queue taken too far: when not even every own candidate left
+    // would keep it within the rule, no set with a victim of its own can, and leaving them
+    // out one at a time only repeats the failure. The sets left are reclaims alone.
+    if (offending.whole_queue || (offending.queue == q_ && !ownVictimsMayDo(excluded)))
+      offence.queues.push_back(offending.queue);
+    else
+      offence.gangs = victimsOf(chosen, offending.queue);
     return broken;
+  }
+
+  // Whether evicting every candidate of the preemptor's own queue that `excluded` leaves
+  // would keep that queue within the within-queue rule (an upper bound of what any set of
+  // them frees: each gang's whole holding).
+  bool ownVictimsMayDo(const Exclusions& excluded) const {
+    std::vector<GangId> gangs;
+    for (const Candidate* c : candidates_)
+      if (c->queue == q_ && !excluded.excludes(*c)) gangs.push_back(c->victim.gang);
+    std::sort(gangs.begin(), gangs.end());
+    gangs.erase(std::unique(gangs.begin(), gangs.end()), gangs.end());
+    ResourceVector at_most;
+    for (GangId v : gangs) at_most += st_.gangs[v].held;
+    // The rules on that set alone check the within-queue rule and nothing else.
+    return brokenPreemptionRule(st_, q_, request_, FreedByQueue{{q_, at_most}}).empty();
   }
 
   std::size_t* retries_;  // the cycle's budget of further runs; null: no budget but ours
