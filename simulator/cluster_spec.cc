@@ -102,15 +102,15 @@ Status parseNodePools(const YAML::Node& pools, ClusterSpec& out) {
     NodeSpec shape;
     shape.gpus = static_cast<int>(*gpus);
     if (auto s = parseTopology(pool, path, shape.gpus, shape); !s) return s;
-    for (int64_t n = 0; n < *count; ++n) {
-      NodeSpec node = shape;
-      int64_t rack = n / *per_rack;
-      int64_t block = rack / *per_block;
-      node.name = fmt::format("{}-{:05d}", *name, n);
-      node.rack = fmt::format("{}-rack-{:04d}", *name, rack);
-      node.block = fmt::format("{}-block-{:03d}", *name, block);
-      out.nodes.push_back(std::move(node));
-    }
+    NodePool spec{.name = *name,
+                  .count = *count,
+                  .gpus_per_node = shape.gpus,
+                  .nodes_per_rack = *per_rack,
+                  .racks_per_block = *per_block,
+                  .nvlink_domain_size = shape.nvlink_domain_size,
+                  .numa_nodes = shape.numa_nodes};
+    expandPool(spec, out.nodes);
+    out.pools.push_back(std::move(spec));
   }
   return {};
 }
@@ -139,6 +139,7 @@ Status parseNodes(const YAML::Node& nodes, ClusterSpec& out) {
     node.block = block->empty() ? "block-of-" + node.rack : *block;
     if (auto s = parseTopology(n, path, node.gpus, node); !s) return s;
     out.nodes.push_back(std::move(node));
+    ++out.listed_nodes;
   }
   return {};
 }
@@ -210,6 +211,21 @@ Status parseQueues(const YAML::Node& queues, ClusterSpec& out) {
 }
 
 }  // namespace
+
+void expandPool(const NodePool& pool, std::vector<NodeSpec>& out) {
+  for (int64_t n = 0; n < pool.count; ++n) {
+    NodeSpec node;
+    node.gpus = pool.gpus_per_node;
+    node.nvlink_domain_size = pool.nvlink_domain_size;
+    node.numa_nodes = pool.numa_nodes;
+    int64_t rack = n / pool.nodes_per_rack;
+    int64_t block = rack / pool.racks_per_block;
+    node.name = fmt::format("{}-{:05d}", pool.name, n);
+    node.rack = fmt::format("{}-rack-{:04d}", pool.name, rack);
+    node.block = fmt::format("{}-block-{:03d}", pool.name, block);
+    out.push_back(std::move(node));
+  }
+}
 
 int64_t ClusterSpec::totalGpus() const {
   int64_t total = 0;

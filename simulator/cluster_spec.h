@@ -22,6 +22,21 @@ struct NodeSpec {
   int numa_nodes = 1;
 };
 
+// Identical nodes named <name>-00000, <name>-00001, ... in racks of `nodes_per_rack`
+// (<name>-rack-0000, ...) and blocks of `racks_per_block` racks (<name>-block-000, ...).
+struct NodePool {
+  std::string name;
+  int64_t count = 0;
+  int gpus_per_node = 0;
+  int64_t nodes_per_rack = 0;
+  int64_t racks_per_block = 0;
+  int nvlink_domain_size = 0;
+  int numa_nodes = 1;
+};
+
+// The nodes of `pool`, in order, appended to `out`.
+void expandPool(const NodePool& pool, std::vector<NodeSpec>& out);
+
 // One queue of the quota tree. Quantities are GPUs.
 struct QueueSpec {
   std::string name;
@@ -32,9 +47,13 @@ struct QueueSpec {
 };
 
 // The simulated cluster: nodes in racks and blocks, and the queue tree. Node and
-// queue order is the file's order; names are unique.
+// queue order is the file's order (the pools' nodes first); names are unique.
 struct ClusterSpec {
+  std::vector<NodePool> pools;
+  // Invariant: the pools' nodes (expandPool, in pool order), then the ones listed one by
+  // one (`listed_nodes` of them).
   std::vector<NodeSpec> nodes;
+  size_t listed_nodes = 0;
   std::vector<QueueSpec> queues;
   // Trace jobs whose virtual cluster names no leaf queue go here; empty means such a
   // job is an error.
