@@ -21,6 +21,9 @@ struct JobOutcome {
   // Seconds of run time redone because a preemption rolled the job back to its last
   // checkpoint (summed over preemptions).
   int64_t lost_work_s = 0;
+  // Seconds it waited while holding a backfill reservation (its reason Reserved), summed
+  // over its waits.
+  int64_t reserved_s = 0;
 
   bool finished() const { return end_s >= 0; }
   int64_t jctSeconds() const { return end_s - submit_s; }

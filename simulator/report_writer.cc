@@ -19,7 +19,8 @@ void writeJobsCsv(std::ostream& out, const std::vector<JobOutcome>& jobs) {
     if (job.finished()) out << job.jctSeconds();
     out << ',';
     if (job.start_s >= 0) out << job.queueDelaySeconds();
-    out << ',' << job.preemptions << ',' << job.resizes << ',' << job.lost_work_s << '\n';
+    out << ',' << job.preemptions << ',' << job.resizes << ',' << job.lost_work_s << ','
+        << job.reserved_s << '\n';
   }
 }
 

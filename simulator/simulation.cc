@@ -7,13 +7,18 @@
 #include <map>
 #include <optional>
 #include <queue>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/check.h"
 #include "queueing/engine.h"
 #include "queueing/usage.h"
 #include "simulator/gpu_ledger.h"
+#include "simulator/idle_causes.h"
+#include "simulator/owed_guarantee.h"
 #include "simulator/progress_bar.h"
+#include "simulator/reservation_tracker.h"
 #include "simulator/share_tracker.h"
 #include "simulator/summary.h"
 
@@ -95,7 +100,13 @@ class Replay {
   void closeSegment(size_t j, int64_t now);
   void scheduleCompletion(size_t j, int64_t now);
   void advanceUsage(int64_t now);
-  void observeShares(int64_t now);
+  void noteReasons(const queueing::Decisions& decisions, int64_t now);
+  void startWaiting(size_t j);
+  void stopWaiting(size_t j);
+  void addGangSize(size_t j, int64_t gpus);
+  void removeGangSize(size_t j, int64_t gpus);
+  void observe(int64_t now);
+  WaitingGang waitingGang(size_t j) const;
   size_t jobIndex(const std::string& name) const;
 
   const ClusterSpec& cluster_;
@@ -115,10 +126,27 @@ class Replay {
   std::vector<std::string> leaf_names_;
   std::vector<int64_t> leaf_guarantees_;
   std::vector<queueing::QueueSpec> leaf_specs_;
-  std::vector<int64_t> usage_;   // GPUs held by running jobs, per leaf
-  std::vector<int64_t> demand_;  // GPUs of running + pending jobs (at full size), per leaf
+  std::vector<int64_t> usage_;  // GPUs held by running jobs, per leaf
+  // Per leaf: the GPU sizes of its gangs (running at their current size, pending at full
+  // size), and what of its guarantee that makes it owed (owedGuarantee), recomputed after
+  // a cycle for the leaves whose sizes moved.
+  std::vector<GangSizes> gang_sizes_;
+  std::vector<int64_t> owed_;
+  std::vector<uint8_t> owed_stale_;
   int64_t usage_time_ = -1;
   std::unique_ptr<ShareTracker> shares_;
+
+  // Pending jobs by index, which is submit order (then trace order), and how many of them
+  // have each shape (pods, GPUs per pod, one rack), for the idle split.
+  std::set<size_t> waiting_;
+  std::map<std::tuple<int, int, bool>, int64_t> waiting_shapes_;
+  // The engine's latest reason for each pending job; unset until it gave one.
+  std::vector<std::optional<queueing::PendingReason>> reason_;
+  int64_t reserved_now_ = 0;  // pending jobs whose reason is Reserved
+  std::vector<int> node_rack_;
+  std::vector<int> free_scratch_;
+  IdleCauseTracker idle_;
+  ReservationTracker reservations_;
 
   int64_t skipped_ = 0;
   int64_t pending_ = 0;
@@ -152,8 +180,15 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
     if (auto s = engine_.upsertQueue(std::move(queue)); !s) return s;
   }
   usage_.assign(leaf_names_.size(), 0);
-  demand_.assign(leaf_names_.size(), 0);
+  gang_sizes_.assign(leaf_names_.size(), {});
+  owed_.assign(leaf_names_.size(), 0);
+  owed_stale_.assign(leaf_names_.size(), 0);
   shares_ = std::make_unique<ShareTracker>(leaf_guarantees_);
+  std::map<std::string, int> rack_index;
+  for (const auto& node : cluster_.nodes) {
+    auto [it, added] = rack_index.emplace(node.rack, static_cast<int>(rack_index.size()));
+    node_rack_.push_back(it->second);
+  }
 
   int node_gpus = 0;
   for (const auto& node : cluster_.nodes) node_gpus = std::max(node_gpus, node.gpus);
@@ -192,6 +227,7 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
     outcomes_.push_back(std::move(out));
   }
   segment_start_.assign(trace_.size(), 0);
+  reason_.assign(trace_.size(), std::nullopt);
   return {};
 }
 
@@ -202,9 +238,51 @@ void Replay::arrive(size_t j, int64_t now) {
   TROUPE_CHECK(status.ok(), "the engine refused gang {}: {}", trace_[j].id,
                status.error().describe());
   st.phase = Phase::Pending;
-  demand_[st.queue] += static_cast<int64_t>(st.full_pods) * st.gpus_per_pod;
+  addGangSize(j, static_cast<int64_t>(st.full_pods) * st.gpus_per_pod);
+  startWaiting(j);
   ++pending_;
   (void)now;
+}
+
+void Replay::addGangSize(size_t j, int64_t gpus) {
+  const size_t q = state_[j].queue;
+  ++gang_sizes_[q][gpus];
+  owed_stale_[q] = 1;
+}
+
+void Replay::removeGangSize(size_t j, int64_t gpus) {
+  const size_t q = state_[j].queue;
+  auto it = gang_sizes_[q].find(gpus);
+  TROUPE_CHECK(it != gang_sizes_[q].end() && it->second > 0,
+               "queue {} has no gang of {} GPUs to remove", leaf_names_[q], gpus);
+  if (--it->second == 0) gang_sizes_[q].erase(it);
+  owed_stale_[q] = 1;
+}
+
+void Replay::startWaiting(size_t j) {
+  waiting_.insert(j);
+  const WaitingGang g = waitingGang(j);
+  ++waiting_shapes_[{g.pods, g.gpus_per_pod, g.one_rack}];
+}
+
+void Replay::stopWaiting(size_t j) {
+  if (waiting_.erase(j) == 0) return;
+  const WaitingGang g = waitingGang(j);
+  auto it = waiting_shapes_.find({g.pods, g.gpus_per_pod, g.one_rack});
+  TROUPE_CHECK(it != waiting_shapes_.end(), "no waiting shape for job {}", trace_[j].id);
+  if (--it->second == 0) waiting_shapes_.erase(it);
+  if (reason_[j] == queueing::PendingReason::Reserved) --reserved_now_;
+  reason_[j].reset();
+}
+
+WaitingGang Replay::waitingGang(size_t j) const {
+  const JobState& st = state_[j];
+  WaitingGang g;
+  g.pods = st.full_pods;
+  g.gpus_per_pod = st.gpus_per_pod;
+  g.one_rack = st.full_pods > 1 && gang_options_.topology == queueing::TopologyMode::Required;
+  g.reason = reason_[j];
+  return g;
 }
 
 void Replay::closeSegment(size_t j, int64_t now) {
@@ -243,7 +321,7 @@ void Replay::complete(size_t j, int64_t now) {
   for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
   int64_t gpus = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
   usage_[st.queue] -= gpus;
-  demand_[st.queue] -= static_cast<int64_t>(st.full_pods) * st.gpus_per_pod;
+  removeGangSize(j, gpus);
   st.pods.clear();
   st.run.clear();
   st.phase = Phase::Done;
@@ -269,11 +347,15 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     outcomes_[j].preemptions += 1;
     st.progress = kept;
     for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
-    usage_[st.queue] -= static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    const int64_t held = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    usage_[st.queue] -= held;
+    removeGangSize(j, held);
+    addGangSize(j, static_cast<int64_t>(st.full_pods) * st.gpus_per_pod);
     st.pods.clear();
     st.run.clear();
     ++st.epoch;
     st.phase = Phase::Pending;
+    startWaiting(j);
     --running_;
     ++pending_;
   }
@@ -283,6 +365,7 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     TROUPE_CHECK(st.phase == Phase::Running, "gang {} resized but not running", r.gang);
     closeSegment(j, now);
     st.progress = st.progressAt(now);
+    removeGangSize(j, static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod);
     for (const auto& removed : r.removed) {
       int node = ledger_.nodeIndex(removed.node);
       auto it = std::find_if(st.pods.begin(), st.pods.end(), [&](const HeldPod& pod) {
@@ -303,6 +386,7 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     TROUPE_CHECK(!st.pods.empty() && static_cast<int>(st.pods.size()) <= st.full_pods,
                  "resize leaves {} with {} pods (full size {})", r.gang, st.pods.size(),
                  st.full_pods);
+    addGangSize(j, static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod);
     outcomes_[j].resizes += 1;
     startPiece(j, now);
   }
@@ -318,7 +402,12 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
       TROUPE_CHECK(node >= 0, "gang {} admitted on unknown node {}", a.gang, pod.node);
       st.pods.push_back({node, ledger_.take(node, pod.gpus, st.gpus_per_pod)});
     }
-    usage_[st.queue] += static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    const int64_t held = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
+    usage_[st.queue] += held;
+    removeGangSize(j, static_cast<int64_t>(st.full_pods) * st.gpus_per_pod);
+    addGangSize(j, held);
+    outcomes_[j].reserved_s += reservations_.release(j, now, true);
+    stopWaiting(j);
     if (outcomes_[j].start_s < 0) outcomes_[j].start_s = now;
     st.phase = Phase::Running;
     st.run.clear();
@@ -347,7 +436,56 @@ void Replay::advanceUsage(int64_t now) {
   usage_time_ = now;
 }
 
-void Replay::observeShares(int64_t now) { shares_->observe(now, usage_, demand_); }
+// Reads the reasons the engine gave this cycle (it names a pending gang only when its
+// reason changed) and follows the reservations they announce.
+void Replay::noteReasons(const queueing::Decisions& decisions, int64_t now) {
+  for (const std::string& name : decisions.explained) {
+    const size_t j = jobIndex(name);
+    if (state_[j].phase != Phase::Pending) continue;
+    auto explanation = engine_.explanation(name);
+    TROUPE_CHECK(explanation.has_value(), "the engine explained {} but has no explanation of it",
+                 name);
+    const bool was_reserved = reason_[j] == queueing::PendingReason::Reserved;
+    reason_[j] = explanation->reason;
+    const bool reserved = explanation->reason == queueing::PendingReason::Reserved;
+    if (reserved && !was_reserved) {
+      ++reserved_now_;
+      reservations_.hold(j, static_cast<int64_t>(state_[j].full_pods) * state_[j].gpus_per_pod,
+                         now);
+    } else if (!reserved && was_reserved) {
+      --reserved_now_;
+      outcomes_[j].reserved_s += reservations_.release(j, now, false);
+    }
+  }
+}
+
+// Samples the settled state after a cycle: guarantees owed and held, idle GPUs by cause,
+// reservations held. Each holds until the next sample.
+void Replay::observe(int64_t now) {
+  for (size_t q = 0; q < owed_.size(); ++q) {
+    if (!owed_stale_[q]) continue;
+    owed_[q] = owedGuarantee(gang_sizes_[q], leaf_guarantees_[q]);
+    owed_stale_[q] = 0;
+  }
+  shares_->observe(now, usage_, owed_);
+  const bool someone_waits = !waiting_.empty();
+  const int64_t free = cluster_.totalGpus() - ledger_.usedGpus();
+  IdleSplit split{};
+  if (someone_waits && free > 0) {
+    free_scratch_.resize(cluster_.nodes.size());
+    for (size_t n = 0; n < free_scratch_.size(); ++n)
+      free_scratch_[n] = ledger_.freeGpus(static_cast<int>(n));
+    split = splitIdleGpus(
+        free_scratch_, node_rack_,
+        [&](const std::function<bool(const WaitingGang&)>& each) {
+          for (size_t j : waiting_)
+            if (!each(waitingGang(j))) return;
+        },
+        waiting_shapes_.size(), reserved_now_ > 0);
+  }
+  idle_.observe(now, someone_waits, free, split);
+  reservations_.observe(now);
+}
 
 Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   gang_options_ = options_.gangs;
@@ -384,14 +522,17 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
     ++cycles_;
     wakeup_ = decisions.next_wakeup;
     apply(decisions, now);
+    noteReasons(decisions, now);
     TROUPE_CHECK(ledger_.usedGpus() <= cluster_.totalGpus(), "{} GPUs held of {}",
                  ledger_.usedGpus(), cluster_.totalGpus());
-    observeShares(now);
+    observe(now);
     bar.update(done_, now, pending_, running_);
   }
   bar.finish();
   int64_t end_time = now;
   shares_->finish(end_time);
+  idle_.finish(end_time);
+  reservations_.finish(end_time);
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -401,6 +542,10 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   in.jobs = &outcomes_;
   in.segments = &segments_;
   in.shares = shares_.get();
+  in.idle = &idle_;
+  in.reservations = &reservations_;
+  in.window_begin_s = options_.window_begin_s;
+  in.window_end_s = options_.window_end_s;
   in.queue_names = leaf_names_;
   in.queue_guarantees = leaf_guarantees_;
   in.cluster_gpus = cluster_.totalGpus();

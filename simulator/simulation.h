@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct SimulationOptions {
   // run time since it last started; 0: no checkpoints, a preempted job starts over.
   int64_t checkpoint_interval_s = 1800;
   GangOptions gangs;
+  // The submission window the trace was cut to (--from, --to), for the offered load;
+  // unset: from the first to the last submission.
+  std::optional<int64_t> window_begin_s;
+  std::optional<int64_t> window_end_s;
   // Where the progress bar goes (drawn only if it is a terminal); nullptr: nowhere.
   FILE* progress = nullptr;
 };

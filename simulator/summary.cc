@@ -45,17 +45,32 @@ nlohmann::json LatencyStats::toJson() const {
           {"p99_queue_delay_s", p99_queue_delay_s}};
 }
 
+namespace {
+
+nlohmann::json momentJson(const ShareTracker::Moment& m) {
+  return {{"time_s", m.time_s},
+          {"owed_gpus", m.owed_gpus},
+          {"held_gpus", m.held_gpus},
+          {"deficit_gpus", m.deficit_gpus}};
+}
+
+}  // namespace
+
 nlohmann::json summarize(const SummaryInputs& in) {
   const auto& jobs = *in.jobs;
-  std::vector<const JobOutcome*> all, large;
+  std::vector<const JobOutcome*> all, large, big;
   std::map<std::string, std::vector<const JobOutcome*>> by_queue;
-  int64_t first_submit = INT64_MAX, last_end = INT64_MIN;
+  int64_t first_submit = INT64_MAX, last_submit = INT64_MIN, last_end = INT64_MIN;
+  double work_gpu_s = 0;
   int64_t preemptions = 0, resizes = 0, lost_work_gpu_s = 0, unfinished = 0;
   for (const auto& job : jobs) {
     all.push_back(&job);
     if (job.gpus > 8) large.push_back(&job);
+    if (job.gpus >= kBigJobGpus) big.push_back(&job);
     by_queue[job.queue].push_back(&job);
     first_submit = std::min(first_submit, job.submit_s);
+    last_submit = std::max(last_submit, job.submit_s);
+    work_gpu_s += static_cast<double>(job.gpus) * static_cast<double>(job.duration_s);
     if (job.finished()) last_end = std::max(last_end, job.end_s);
     if (!job.finished()) ++unfinished;
     preemptions += job.preemptions;
@@ -75,11 +90,61 @@ nlohmann::json summarize(const SummaryInputs& in) {
   out["finished_jobs"] = jobs.size() - static_cast<size_t>(unfinished);
   out["policy"] = in.policy;
   out["large"] = latencyStats(large).toJson();
+  out["big"] = latencyStats(big).toJson();
+  // Offered load: the work submitted in the window over what the cluster could do in it.
+  const int64_t window_begin = in.window_begin_s.value_or(first_submit);
+  const int64_t window_end = in.window_end_s.value_or(last_submit);
+  const double window_gpu_s = jobs.empty() ? 0.0
+                                           : static_cast<double>(window_end - window_begin) *
+                                                 static_cast<double>(in.cluster_gpus);
+  out["offered_load"] = window_gpu_s > 0 ? work_gpu_s / window_gpu_s : 0.0;
   out["gpu_utilization"] = capacity_gpu_s > 0 ? busy_gpu_s / capacity_gpu_s : 0.0;
   out["busy_gpu_hours"] = busy_gpu_s / 3600.0;
   out["lost_work_gpu_hours"] = static_cast<double>(lost_work_gpu_s) / 3600.0;
   out["jain_fairness"] = in.shares->jainFairness();
   out["min_guaranteed_share_ratio"] = in.shares->minGuaranteedRatio();
+  out["guarantee_deficit_gpu_hours"] = in.shares->totalDeficitGpuSeconds() / 3600.0;
+  out["guarantee_deficit_worst"] = momentJson(in.shares->worstMoment());
+  if (in.idle != nullptr) {
+    nlohmann::json causes = nlohmann::json::object();
+    for (size_t c = 0; c < kIdleCauses; ++c) {
+      const auto cause = static_cast<IdleCause>(c);
+      causes[idleCauseName(cause)] = in.idle->gpuSeconds(cause) / 3600.0;
+    }
+    out["idle_while_waiting"] = {{"gpu_hours", in.idle->idleGpuSeconds() / 3600.0},
+                                 {"by_cause_gpu_hours", std::move(causes)},
+                                 {"waiting_seconds", in.idle->waitingSeconds()}};
+  }
+  if (in.reservations != nullptr) {
+    const ReservationTracker& r = *in.reservations;
+    // Which jobs held reservations, and for how long, by size.
+    int64_t big_reserved = 0, small_reserved = 0;
+    double big_reserved_s = 0, small_reserved_s = 0;
+    for (const auto& job : jobs) {
+      if (job.reserved_s <= 0) continue;
+      if (job.gpus >= kBigJobGpus) {
+        ++big_reserved;
+        big_reserved_s += static_cast<double>(job.reserved_s);
+      } else {
+        ++small_reserved;
+        small_reserved_s += static_cast<double>(job.reserved_s);
+      }
+    }
+    out["reservations"] = {
+        {"made", r.reservationsMade()},
+        {"started", r.reservationsStarted()},
+        {"max_held", r.maxHeld()},
+        {"average_held", r.averageHeld()},
+        {"average_held_gpus", r.averageHeldGpus()},
+        {"average_hold_s", r.averageHoldSeconds()},
+        {"max_hold_s", r.maxHoldSeconds()},
+        {"big_jobs_reserved", big_reserved},
+        {"big_average_reserved_s",
+         big_reserved > 0 ? big_reserved_s / static_cast<double>(big_reserved) : 0.0},
+        {"small_jobs_reserved", small_reserved},
+        {"small_average_reserved_s",
+         small_reserved > 0 ? small_reserved_s / static_cast<double>(small_reserved) : 0.0}};
+  }
   out["seconds_below_guarantee"] = in.shares->secondsBelowGuarantee();
   if (in.shares->minRatioQueue() >= 0) {
     out["min_guaranteed_share_at"] = {
@@ -101,6 +166,8 @@ nlohmann::json summarize(const SummaryInputs& in) {
     nlohmann::json entry = latencyStats(it->second).toJson();
     entry["guaranteed_gpus"] = in.queue_guarantees[q];
     entry["average_satisfaction"] = in.shares->averageSatisfaction(q);
+    entry["deficit_gpu_hours"] = in.shares->deficitGpuSeconds(q) / 3600.0;
+    entry["worst_deficit"] = momentJson(in.shares->worstMoment(q));
     queues[in.queue_names[q]] = std::move(entry);
   }
   out["queues"] = std::move(queues);

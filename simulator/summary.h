@@ -2,10 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "simulator/idle_causes.h"
 #include "simulator/job_outcome.h"
+#include "simulator/reservation_tracker.h"
 #include "simulator/share_tracker.h"
 
 namespace troupe::simulator {
@@ -29,12 +32,20 @@ LatencyStats latencyStats(const std::vector<const JobOutcome*>& jobs);
 // Nearest-rank percentile (p in [0, 100]) of `values`, which it sorts; 0 when empty.
 double percentile(std::vector<double>& values, double p);
 
+// Jobs of at least this many GPUs are the "big" ones the summary follows apart.
+inline constexpr int kBigJobGpus = 32;
+
 // Everything summary.json holds; docs/simulator.md defines each key.
 struct SummaryInputs {
   std::string policy;
   const std::vector<JobOutcome>* jobs = nullptr;
   const std::vector<RunSegment>* segments = nullptr;
   const ShareTracker* shares = nullptr;
+  const IdleCauseTracker* idle = nullptr;
+  const ReservationTracker* reservations = nullptr;
+  // The submission window, for the offered load (unset: first to last submission).
+  std::optional<int64_t> window_begin_s;
+  std::optional<int64_t> window_end_s;
   std::vector<std::string> queue_names;  // indexed like the tracker's queues
   std::vector<int64_t> queue_guarantees;
   int64_t cluster_gpus = 0;

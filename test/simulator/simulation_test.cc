@@ -127,6 +127,20 @@ void checkInvariants(const ClusterSpec& cluster, const SimulationResult& result)
   double ratio = sum["min_guaranteed_share_ratio"].get<double>();
   CHECK(ratio >= 0.0);
   CHECK(ratio <= 1.0);
+  // Idle GPUs while gangs wait: the causes add up to the whole, which is at most every GPU
+  // of the cluster for as long as some gang waited.
+  const auto& idle = sum["idle_while_waiting"];
+  double causes = 0;
+  for (const auto& [cause, hours] : idle["by_cause_gpu_hours"].items()) {
+    INFO("cause " << cause);
+    CHECK(hours.get<double>() >= 0.0);
+    causes += hours.get<double>();
+  }
+  CHECK(causes == Approx(idle["gpu_hours"].get<double>()).margin(1e-9));
+  CHECK(idle["gpu_hours"].get<double>() <=
+        static_cast<double>(cluster.totalGpus()) * idle["waiting_seconds"].get<double>() / 3600.0 +
+            1e-9);
+  CHECK(sum["guarantee_deficit_gpu_hours"].get<double>() >= 0.0);
   // jobs.csv has the header and one line per job.
   std::ostringstream csv;
   writeJobsCsv(csv, result.jobs);
@@ -259,6 +273,60 @@ TEST_CASE("strict FIFO lets a large head job block smaller ones behind it",
   checkFifoOrder(result);
   CHECK(result.jobs[1].start_s == 100);
   CHECK(result.jobs[2].start_s == 150);
+}
+
+TEST_CASE("GPUs held for a starving gang count as idle by reservation, behind a FIFO head as such",
+          "[simulator][replay][idle]") {
+  ClusterSpec cluster = clusterOf(
+      "nodes: [{name: a, gpus: 8}, {name: b, gpus: 8}]\n"
+      "queues: [{name: q, guaranteed: 16}]");
+  // t=0: "A" takes node a (8 GPUs, until 10000), "B" 4 GPUs of b (until 20000). t=1: "big"
+  // needs both nodes whole; it waits, and under troupe starves at 1 + 3600 = 3601 and
+  // reserves a and b. t=4000: "small" (4 GPUs) would fit on b's 4 free GPUs, but they are
+  // reserved (troupe) or behind the head "big" (fifo). "big" starts at 20000 when B ends,
+  // "small" at 20100.
+  std::vector<TraceJob> trace = {job("A", 0, 8, 10000, "q"), job("B", 0, 4, 20000, "q"),
+                                 job("big", 1, 16, 100, "q"), job("small", 4000, 4, 100, "q")};
+  for (PolicyKind policy : {PolicyKind::Fifo, PolicyKind::Troupe}) {
+    DYNAMIC_SECTION(policyName(policy)) {
+      auto result = replay(cluster, trace, policy);
+      checkInvariants(cluster, result);
+      CHECK(result.jobs[2].start_s == 20000);
+      CHECK(result.jobs[3].start_s == 20100);
+      const auto& idle = result.summary["idle_while_waiting"];
+      const auto& causes = idle["by_cause_gpu_hours"];
+      // [1,4000): 4 free on b, only "big" waits and fits nowhere: 4 * 3999 = 15,996 GPU-s.
+      // [4000,10000): "small" would take b's 4: 4 * 6000 = 24,000 held back.
+      // [10000,20000): 8 free on a and 4 on b: "small" would take b's 4 (4 * 10000 =
+      //   40,000 held back), 8 fit no waiting gang (80,000).
+      // Fragmentation 15,996 + 80,000 = 95,996; held back 24,000 + 40,000 = 64,000.
+      const char* held_back = policy == PolicyKind::Fifo ? "queue_head" : "reservation";
+      const char* other = policy == PolicyKind::Fifo ? "reservation" : "queue_head";
+      CHECK(causes["fragmentation"].get<double>() * 3600 == Approx(95996));
+      CHECK(causes[held_back].get<double>() * 3600 == Approx(64000));
+      CHECK(causes[other].get<double>() == 0);
+      CHECK(causes["unexplained"].get<double>() == 0);
+      CHECK(idle["gpu_hours"].get<double>() * 3600 == Approx(95996 + 64000));
+      CHECK(idle["waiting_seconds"] == 20100 - 1);
+      // q (guaranteed 16) is owed 16 while "big" or A and B wait or run, and holds 12,
+      // then 4: 4 * 3999 + 4 * 6000 + 12 * 10000 = 159,996 GPU-s.
+      CHECK(result.summary["guarantee_deficit_gpu_hours"].get<double>() * 3600 == Approx(159996));
+      const auto& reservations = result.summary["reservations"];
+      if (policy == PolicyKind::Troupe) {
+        // "big" holds its reservation from 3601 until it starts at 20000; "small", starving
+        // since 7600, gets one when "big" frees the reservation at 20000 and starts at 20100.
+        CHECK(reservations["made"] == 2);
+        CHECK(reservations["started"] == 2);
+        CHECK(reservations["max_hold_s"] == 20000 - 3601);
+        CHECK(result.jobs[2].reserved_s == 20000 - 3601);
+        CHECK(result.jobs[3].reserved_s == 100);
+        CHECK(reservations["big_jobs_reserved"] == 0);  // 16 GPUs: not a "big" job
+        CHECK(reservations["small_jobs_reserved"] == 2);
+      } else {
+        CHECK(reservations["made"] == 0);
+      }
+    }
+  }
 }
 
 TEST_CASE("a job preempted to honour a guarantee resumes from its last checkpoint",

@@ -1,0 +1,95 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "queueing/decisions.h"
+
+// Idle GPUs while gangs wait, split by why they are idle (docs/simulator.md, "Idle GPUs
+// while gangs wait"). The split is read from the engine's pending reasons and the free
+// GPUs of each node, not from the engine's internals.
+namespace troupe::simulator {
+
+enum class IdleCause : uint8_t {
+  // A waiting gang fits in the free GPUs but the engine holds them for a starving gang
+  // (a backfill reservation): its reason is BlockedByStarvingJob or Reserved, or another
+  // capacity reason while some gang holds a reservation (the reservation is then the only
+  // rule that keeps a gang that fits from starting).
+  Reservation,
+  // No waiting gang fits where the free GPUs are: too few on one node for a pod, or too
+  // few pods' worth in all (or in one rack for a gang that requires one).
+  Fragmentation,
+  // A waiting gang fits, but its queue (or an ancestor) would pass its limit.
+  Quota,
+  // A waiting gang fits, but waits behind an earlier one that does not (FIFO).
+  QueueHead,
+  // A waiting gang fits, but was evicted in this very cycle: the engine tries it again in
+  // the next cycle, which the replay runs at its next event.
+  Evicted,
+  // A waiting gang fits and none of the above explains why it waits.
+  Unexplained,
+};
+inline constexpr size_t kIdleCauses = 6;
+
+// "reservation", "fragmentation", "quota", "queue_head", "evicted", "unexplained".
+const char* idleCauseName(IdleCause cause);
+
+// A pending gang as the split sees it: identical pods, and the engine's reason.
+struct WaitingGang {
+  int pods = 0;
+  int gpus_per_pod = 0;
+  bool one_rack = false;  // its topology requires all pods in one rack
+  // Unset while the engine has given none: counted as Unexplained if it fits.
+  std::optional<queueing::PendingReason> reason;
+};
+
+// Calls `each` for the waiting gangs in submit order (then trace order) until it returns
+// false.
+using WaitingVisitor = std::function<void(const std::function<bool(const WaitingGang&)>& each)>;
+
+// Free GPUs split by cause; the parts add up to the free GPUs.
+using IdleSplit = std::array<int64_t, kIdleCauses>;
+
+// Splits the free GPUs of one settled moment. A first-fit pass over the waiting gangs in
+// submit order places each gang that fits in what is left free, ignoring reservations,
+// quotas and order (pods on the nodes with the fewest free GPUs that hold one, within the
+// one rack that holds the gang with the fewest spare pods when it requires a rack), and
+// counts the GPUs it takes under the cause that kept it waiting; the GPUs left over when
+// no further gang fits are Fragmentation. `distinct_shapes` (the number of different
+// (pods, GPUs per pod, one rack) among the waiting gangs) lets the pass stop once every
+// shape has failed. `free[n]` and `rack[n]` are per node; racks are numbered from 0.
+IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& rack,
+                        const WaitingVisitor& waiting, size_t distinct_shapes,
+                        bool reservation_held);
+
+// The split integrated over simulated time: observe() after every settled cycle, with
+// whether any gang waits; a moment's split holds until the next observe().
+class IdleCauseTracker {
+ public:
+  // `split` is ignored when nothing waits.
+  void observe(int64_t now_s, bool someone_waits, int64_t free_gpus, const IdleSplit& split);
+  void finish(int64_t end_s);
+
+  // GPU-seconds idle while some gang waited, in all and per cause.
+  double idleGpuSeconds() const { return idle_gpu_s_; }
+  double gpuSeconds(IdleCause cause) const { return by_cause_[static_cast<size_t>(cause)]; }
+  // Seconds during which some gang waited.
+  int64_t waitingSeconds() const { return waiting_s_; }
+
+ private:
+  void closeInterval(int64_t until_s);
+
+  int64_t last_s_ = -1;
+  bool waiting_ = false;
+  int64_t free_ = 0;
+  IdleSplit split_{};
+  double idle_gpu_s_ = 0;
+  std::array<double, kIdleCauses> by_cause_{};
+  int64_t waiting_s_ = 0;
+};
+
+}  // namespace troupe::simulator
