@@ -1,0 +1,165 @@
+#include "simulator/sweep.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "simulator/sweep_plot.h"
+#include "simulator/sweep_table.h"
+#include "test/support/command.h"
+#include "test/support/temp_dir.h"
+
+namespace troupe::simulator {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> split(const std::string& line, char by) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, by);) out.push_back(cell);
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A summary with just what the table and the picture read.
+nlohmann::json summaryOf(double load, double jct, double util) {
+  nlohmann::json causes = {{"reservation", 1.0}, {"fragmentation", 2.0}, {"quota", 0.0},
+                           {"queue_head", 0.0},  {"evicted", 0.0},       {"unexplained", 0.0}};
+  return {{"cluster_gpus", 64},
+          {"offered_load", load},
+          {"jobs", 10},
+          {"avg_jct_s", jct},
+          {"p99_queue_delay_s", 5.0},
+          {"gpu_utilization", util},
+          {"makespan_s", 1.5e6},
+          {"big", {{"jobs", 1}, {"avg_jct_s", 2.0 * jct}, {"p99_queue_delay_s", 7.0}}},
+          {"idle_while_waiting", {{"gpu_hours", 3.0}, {"by_cause_gpu_hours", causes}}},
+          {"guarantee_deficit_gpu_hours", 4.0},
+          {"preemptions", 0},
+          {"lost_work_gpu_hours", 0.0}};
+}
+
+TEST_CASE("the sweep table runs from light to heavy load, policies in the order asked",
+          "[simulator][sweep]") {
+  std::vector<SweepRun> runs = {{"1/8", 0.125, "troupe", summaryOf(4.0, 3000, 0.8)},
+                                {"1/8", 0.125, "fifo", summaryOf(4.0, 9000, 0.9)},
+                                {"1", 1.0, "troupe", summaryOf(0.5, 1000, 0.2)},
+                                {"1", 1.0, "fifo", summaryOf(0.5, 1234567, 0.2)}};
+  auto markdown = sweepMarkdown(runs, {"fifo", "troupe"});
+  REQUIRE(markdown.ok());
+  auto lines = split(*markdown, '\n');
+  REQUIRE(lines.size() == 2 + 4);
+  CHECK(lines[2].rfind("| 1 | 64 | 0.50 | fifo | 10 | 1,234,567 |", 0) == 0);
+  CHECK(lines[3].rfind("| 1 | 64 | 0.50 | troupe |", 0) == 0);
+  CHECK(lines[4].rfind("| 1/8 | 64 | 4.00 | fifo | 10 | 9,000 |", 0) == 0);
+  CHECK(lines[5].rfind("| 1/8 | 64 | 4.00 | troupe |", 0) == 0);
+  // makespan in millions of seconds.
+  CHECK(lines[5].find("| 1.50 |") != std::string::npos);
+
+  auto csv = sweepCsv(runs, {"fifo", "troupe"});
+  REQUIRE(csv.ok());
+  auto rows = split(*csv, '\n');
+  REQUIRE(rows.size() == 5);
+  CHECK(split(rows[0], ',').size() == sweepColumns().size());
+  CHECK(rows[1].rfind("1,64,0.5,fifo,10,1234567,", 0) == 0);
+
+  runs[0].summary.erase("big");
+  auto broken = sweepMarkdown(runs, {"fifo", "troupe"});
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().field_path == "big/jobs");
+
+  const std::string svg = sweepSvg(runs, {"fifo", "troupe"});
+  CHECK(svg.rfind("<svg ", 0) == 0);
+  // One line per policy and panel; a dot per run and panel (the run without "big" still
+  // has the keys the picture reads).
+  CHECK(count(svg, "<polyline") == 4);
+  CHECK(count(svg, "<circle") == 8);
+  CHECK(svg.find(">troupe</text>") != std::string::npos);
+}
+
+TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every replay",
+          "[simulator][sweep]") {
+  testing::TempDir dir;
+  const std::string command =
+      std::string(TROUPE_BINARY_DIR) +
+      "/cmd/troupe sim sweep --trace " TROUPE_SOURCE_DIR
+      "/test/simulator/data/philly_slice.csv --cluster " TROUPE_SOURCE_DIR
+      "/examples/sim/philly-cluster.yaml --scales 1/16,1/32 --policies fifo,troupe --out " +
+      dir.path();
+  auto first = testing::runCommand(command);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.output.find("4 replays run, 0 reused") != std::string::npos);
+
+  // The CSV: a header and one row per (scale, policy), the causes adding up to the idle
+  // total of each.
+  auto rows = split(slurp(dir.file("sweep.csv")), '\n');
+  REQUIRE(rows.size() == 5);
+  auto header = split(rows[0], ',');
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  for (size_t r = 1; r < rows.size(); ++r) {
+    auto cells = split(rows[r], ',');
+    REQUIRE(cells.size() == header.size());
+    INFO(rows[r]);
+    double causes = 0;
+    for (const char* cause :
+         {"idle_reservation_gpu_h", "idle_fragmentation_gpu_h", "idle_quota_gpu_h",
+          "idle_queue_head_gpu_h", "idle_evicted_gpu_h", "idle_unexplained_gpu_h"})
+      causes += std::stod(cells.at(column(cause)));
+    CHECK(causes == Approx(std::stod(cells.at(column("idle_waiting_gpu_h")))));
+    CHECK(std::stod(cells.at(column("idle_waiting_gpu_h"))) > 0);
+  }
+  CHECK(split(rows[1], ',')[0] == "1/16");
+  CHECK(split(rows[4], ',')[0] == "1/32");
+  CHECK(split(rows[4], ',')[3] == "troupe");
+  // The Markdown table has the same rows, and the picture a line per policy and panel.
+  CHECK(count(slurp(dir.file("sweep.md")), "\n") == 2 + 4);
+  const std::string svg = slurp(dir.file("sweep.svg"));
+  CHECK(svg.rfind("<svg ", 0) == 0);
+  CHECK(count(svg, "<polyline") == 4);
+  // Each replay has its own directory, with the inputs it ran with in its summary.
+  auto summary = nlohmann::json::parse(slurp(dir.file("runs/troupe-1_32/summary.json")));
+  CHECK(summary["run"]["scale"] == "1/32");
+  CHECK(summary["cluster_gpus"] == 88);  // 352 / 32 = 11 nodes of 8 GPUs
+
+  // Run again with --reuse: every replay is kept.
+  auto again = testing::runCommand(command + " --reuse");
+  INFO(again.output);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.output.find("0 replays run, 4 reused") != std::string::npos);
+}
+
+TEST_CASE("a sweep over a scale the cluster file cannot take fails before any replay",
+          "[simulator][sweep]") {
+  testing::TempDir dir;
+  {
+    std::ofstream out(dir.file("listed.yaml"));
+    out << "nodes: [{name: a, gpus: 8}]\nqueues: [{name: q}]\n";
+  }
+  auto result =
+      testing::runCommand(std::string(TROUPE_BINARY_DIR) +
+                          "/cmd/troupe sim sweep --trace " TROUPE_SOURCE_DIR
+                          "/test/simulator/data/philly_slice.csv --cluster " +
+                          dir.file("listed.yaml") + " --scales 1,1/2 --out " + dir.file("out"));
+  CHECK(result.exit_code == 1);
+  CHECK(result.output.find("--scales") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace troupe::simulator
