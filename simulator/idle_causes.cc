@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <queue>
 
 #include "common/check.h"
 
@@ -29,13 +30,6 @@ IdleCause causeOf(std::optional<PendingReason> reason, bool reservation_held) {
   }
 }
 
-struct Shape {
-  int pods;
-  int gpus;
-  bool one_rack;
-  bool operator==(const Shape&) const = default;
-};
-
 // Where a gang's pods go in `free` (one node per pod), or nothing when it does not fit.
 class FirstFit {
  public:
@@ -47,17 +41,17 @@ class FirstFit {
   int64_t left() const { return std::accumulate(free_.begin(), free_.end(), int64_t{0}); }
 
   // Takes the GPUs of one gang of `shape` if it fits; false otherwise.
-  bool take(const Shape& shape) {
+  bool take(const WaitingShape& shape) {
     std::vector<size_t> nodes;
     for (size_t n = 0; n < free_.size(); ++n)
-      if (free_[n] >= shape.gpus) nodes.push_back(n);
+      if (free_[n] >= shape.gpus_per_pod) nodes.push_back(n);
     std::sort(nodes.begin(), nodes.end(), [&](size_t a, size_t b) {
       return free_[a] != free_[b] ? free_[a] < free_[b] : a < b;
     });
     if (shape.one_rack) {
       // The rack that holds the gang with the fewest pods to spare, ties by number.
       std::vector<int64_t> slots(static_cast<size_t>(racks_), 0);
-      for (size_t n : nodes) slots[static_cast<size_t>(rack_[n])] += free_[n] / shape.gpus;
+      for (size_t n : nodes) slots[static_cast<size_t>(rack_[n])] += free_[n] / shape.gpus_per_pod;
       int best = -1;
       for (int r = 0; r < racks_; ++r) {
         const int64_t s = slots[static_cast<size_t>(r)];
@@ -67,14 +61,15 @@ class FirstFit {
       std::erase_if(nodes, [&](size_t n) { return rack_[n] != best; });
     }
     int64_t slots = 0;
-    for (size_t n : nodes) slots += free_[n] / shape.gpus;
+    for (size_t n : nodes) slots += free_[n] / shape.gpus_per_pod;
     if (slots < shape.pods) return false;
     int want = shape.pods;
     for (size_t n : nodes) {
-      for (; want > 0 && free_[n] >= shape.gpus; --want) free_[n] -= shape.gpus;
+      for (; want > 0 && free_[n] >= shape.gpus_per_pod; --want) free_[n] -= shape.gpus_per_pod;
       if (want == 0) break;
     }
-    TROUPE_CHECK(want == 0, "first fit: {} pods of {} GPUs left to place", want, shape.gpus);
+    TROUPE_CHECK(want == 0, "first fit: {} pods of {} GPUs left to place", want,
+                 shape.gpus_per_pod);
     return true;
   }
 
@@ -99,29 +94,34 @@ const char* idleCauseName(IdleCause cause) {
 }
 
 IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& rack,
-                        const WaitingVisitor& waiting, size_t distinct_shapes,
-                        bool reservation_held) {
+                        WaitingGangs& waiting, bool reservation_held) {
   TROUPE_CHECK(free.size() == rack.size(), "splitIdleGpus: {} nodes free, {} racked", free.size(),
                rack.size());
   IdleSplit split{};
   FirstFit fit(free, rack);
   int64_t left = fit.left();
   if (left == 0) return split;
-  // Free capacity only shrinks during the pass, so a shape that did not fit never will.
-  std::vector<Shape> failed;
-  waiting([&](const WaitingGang& gang) {
-    if (left == 0 || failed.size() >= distinct_shapes) return false;
-    const Shape shape{gang.pods, gang.gpus_per_pod, gang.one_rack};
-    if (std::find(failed.begin(), failed.end(), shape) != failed.end()) return true;
-    const int64_t gpus = int64_t{gang.pods} * gang.gpus_per_pod;
-    if (gpus > left || !fit.take(shape)) {
-      failed.push_back(shape);
-      return true;
+  // The next gang of every shape still in the pass, earliest submitted on top.
+  struct Head {
+    WaitingGang gang;
+    size_t shape;
+    bool operator>(const Head& o) const {
+      return gang.order != o.gang.order ? gang.order > o.gang.order : shape > o.shape;
     }
+  };
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (size_t s = 0; s < waiting.shapeCount(); ++s)
+    if (auto g = waiting.next(s)) heads.push({*g, s});
+  while (left > 0 && !heads.empty()) {
+    const Head head = heads.top();
+    heads.pop();
+    const WaitingShape shape = waiting.shape(head.shape);
+    const int64_t gpus = int64_t{shape.pods} * shape.gpus_per_pod;
+    if (gpus > left || !fit.take(shape)) continue;  // the shape leaves the pass
     left -= gpus;
-    split[static_cast<size_t>(causeOf(gang.reason, reservation_held))] += gpus;
-    return true;
-  });
+    split[static_cast<size_t>(causeOf(head.gang.reason, reservation_held))] += gpus;
+    if (auto g = waiting.next(head.shape)) heads.push({*g, head.shape});
+  }
   split[static_cast<size_t>(IdleCause::Fragmentation)] += left;
   return split;
 }

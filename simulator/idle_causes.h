@@ -3,7 +3,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -38,18 +37,32 @@ inline constexpr size_t kIdleCauses = 6;
 // "reservation", "fragmentation", "quota", "queue_head", "evicted", "unexplained".
 const char* idleCauseName(IdleCause cause);
 
-// A pending gang as the split sees it: identical pods, and the engine's reason.
-struct WaitingGang {
+// What the split needs of a waiting gang's shape: identical pods, and whether its
+// topology requires all of them in one rack.
+struct WaitingShape {
   int pods = 0;
   int gpus_per_pod = 0;
-  bool one_rack = false;  // its topology requires all pods in one rack
+  bool one_rack = false;
+  friend bool operator==(const WaitingShape&, const WaitingShape&) = default;
+  friend auto operator<=>(const WaitingShape&, const WaitingShape&) = default;
+};
+
+// A waiting gang: its place in submit order (any increasing key) and the engine's reason.
+struct WaitingGang {
+  uint64_t order = 0;
   // Unset while the engine has given none: counted as Unexplained if it fits.
   std::optional<queueing::PendingReason> reason;
 };
 
-// Calls `each` for the waiting gangs in submit order (then trace order) until it returns
-// false.
-using WaitingVisitor = std::function<void(const std::function<bool(const WaitingGang&)>& each)>;
+// The waiting gangs, grouped by shape, each group in submit order.
+class WaitingGangs {
+ public:
+  virtual ~WaitingGangs() = default;
+  virtual size_t shapeCount() const = 0;
+  virtual WaitingShape shape(size_t s) const = 0;
+  // The next gang of shape `s` after the ones already given, or nothing at the end.
+  virtual std::optional<WaitingGang> next(size_t s) = 0;
+};
 
 // Free GPUs split by cause; the parts add up to the free GPUs.
 using IdleSplit = std::array<int64_t, kIdleCauses>;
@@ -59,12 +72,12 @@ using IdleSplit = std::array<int64_t, kIdleCauses>;
 // quotas and order (pods on the nodes with the fewest free GPUs that hold one, within the
 // one rack that holds the gang with the fewest spare pods when it requires a rack), and
 // counts the GPUs it takes under the cause that kept it waiting; the GPUs left over when
-// no further gang fits are Fragmentation. `distinct_shapes` (the number of different
-// (pods, GPUs per pod, one rack) among the waiting gangs) lets the pass stop once every
-// shape has failed. `free[n]` and `rack[n]` are per node; racks are numbered from 0.
+// no further gang fits are Fragmentation. Free capacity only shrinks during the pass, so
+// once a gang of a shape does not fit, no later gang of that shape is looked at: the pass
+// costs the gangs that fit plus one per shape. `free[n]` and `rack[n]` are per node;
+// racks are numbered from 0.
 IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& rack,
-                        const WaitingVisitor& waiting, size_t distinct_shapes,
-                        bool reservation_held);
+                        WaitingGangs& waiting, bool reservation_held);
 
 // The split integrated over simulated time: observe() after every settled cycle, with
 // whether any gang waits; a moment's split holds until the next observe().

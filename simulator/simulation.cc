@@ -8,7 +8,6 @@
 #include <optional>
 #include <queue>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 
 #include "common/check.h"
@@ -77,6 +76,34 @@ struct JobState {
   }
 };
 
+// The replay's waiting jobs as the idle split reads them: each shape's jobs in index
+// (submit) order, with the engine's latest reason.
+class WaitingByShape final : public WaitingGangs {
+ public:
+  WaitingByShape(const std::map<WaitingShape, std::set<size_t>>& by_shape,
+                 const std::vector<std::optional<queueing::PendingReason>>& reasons)
+      : reasons_(reasons) {
+    for (const auto& [shape, jobs] : by_shape)
+      cursors_.push_back({shape, jobs.begin(), jobs.end()});
+  }
+  size_t shapeCount() const override { return cursors_.size(); }
+  WaitingShape shape(size_t s) const override { return cursors_[s].shape; }
+  std::optional<WaitingGang> next(size_t s) override {
+    Cursor& c = cursors_[s];
+    if (c.at == c.end) return std::nullopt;
+    const size_t j = *c.at++;
+    return WaitingGang{j, reasons_[j]};
+  }
+
+ private:
+  struct Cursor {
+    WaitingShape shape;
+    std::set<size_t>::const_iterator at, end;
+  };
+  std::vector<Cursor> cursors_;
+  const std::vector<std::optional<queueing::PendingReason>>& reasons_;
+};
+
 struct Completion {
   int64_t time = 0;
   size_t job = 0;
@@ -106,8 +133,10 @@ class Replay {
   void addGangSize(size_t j, int64_t gpus);
   void removeGangSize(size_t j, int64_t gpus);
   void observe(int64_t now);
-  WaitingGang waitingGang(size_t j) const;
+  WaitingShape waitingShape(size_t j) const;
   size_t jobIndex(const std::string& name) const;
+  // The job named `name`, searching `by_id_` from `from` on; `from` moves to it.
+  size_t jobIndexFrom(const std::string& name, size_t& from) const;
 
   const ClusterSpec& cluster_;
   SimulationOptions options_;
@@ -119,6 +148,10 @@ class Replay {
   std::vector<RunSegment> segments_;
   std::vector<int64_t> segment_start_;
   std::unordered_map<std::string, size_t> by_name_;
+  // Job indexes sorted by id: the engine lists the gangs it explains sorted by name, so
+  // they are found by galloping forward rather than hashing each name (under FIFO every
+  // waiting gang is explained again each time the head changes).
+  std::vector<size_t> by_id_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   GangOptions gang_options_;
 
@@ -136,10 +169,9 @@ class Replay {
   int64_t usage_time_ = -1;
   std::unique_ptr<ShareTracker> shares_;
 
-  // Pending jobs by index, which is submit order (then trace order), and how many of them
-  // have each shape (pods, GPUs per pod, one rack), for the idle split.
-  std::set<size_t> waiting_;
-  std::map<std::tuple<int, int, bool>, int64_t> waiting_shapes_;
+  // Pending jobs by shape, each shape's by index, which is submit order (then trace
+  // order), for the idle split.
+  std::map<WaitingShape, std::set<size_t>> waiting_;
   // The engine's latest reason for each pending job; unset until it gave one.
   std::vector<std::optional<queueing::PendingReason>> reason_;
   int64_t reserved_now_ = 0;  // pending jobs whose reason is Reserved
@@ -157,6 +189,22 @@ class Replay {
   // minRuntimeSeconds protection ends, a reservation's estimate runs out).
   std::optional<int64_t> wakeup_;
 };
+
+size_t Replay::jobIndexFrom(const std::string& name, size_t& from) const {
+  auto less = [&](size_t j, const std::string& n) { return trace_[j].id < n; };
+  size_t step = 1, hi = from;
+  while (hi < by_id_.size() && less(by_id_[hi], name)) {
+    from = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  auto end = by_id_.begin() + static_cast<std::ptrdiff_t>(std::min(hi + 1, by_id_.size()));
+  auto it = std::lower_bound(by_id_.begin() + static_cast<std::ptrdiff_t>(from), end, name, less);
+  TROUPE_CHECK(it != by_id_.end() && trace_[*it].id == name,
+               "the engine explained an unknown gang '{}'", name);
+  from = static_cast<size_t>(it - by_id_.begin());
+  return *it;
+}
 
 size_t Replay::jobIndex(const std::string& name) const {
   auto it = by_name_.find(name);
@@ -228,6 +276,10 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
   }
   segment_start_.assign(trace_.size(), 0);
   reason_.assign(trace_.size(), std::nullopt);
+  by_id_.resize(trace_.size());
+  for (size_t j = 0; j < by_id_.size(); ++j) by_id_[j] = j;
+  std::sort(by_id_.begin(), by_id_.end(),
+            [&](size_t a, size_t b) { return trace_[a].id < trace_[b].id; });
   return {};
 }
 
@@ -259,30 +311,21 @@ void Replay::removeGangSize(size_t j, int64_t gpus) {
   owed_stale_[q] = 1;
 }
 
-void Replay::startWaiting(size_t j) {
-  waiting_.insert(j);
-  const WaitingGang g = waitingGang(j);
-  ++waiting_shapes_[{g.pods, g.gpus_per_pod, g.one_rack}];
-}
+void Replay::startWaiting(size_t j) { waiting_[waitingShape(j)].insert(j); }
 
 void Replay::stopWaiting(size_t j) {
-  if (waiting_.erase(j) == 0) return;
-  const WaitingGang g = waitingGang(j);
-  auto it = waiting_shapes_.find({g.pods, g.gpus_per_pod, g.one_rack});
-  TROUPE_CHECK(it != waiting_shapes_.end(), "no waiting shape for job {}", trace_[j].id);
-  if (--it->second == 0) waiting_shapes_.erase(it);
+  auto shape = waiting_.find(waitingShape(j));
+  if (shape == waiting_.end() || shape->second.erase(j) == 0) return;
+  if (shape->second.empty()) waiting_.erase(shape);
   if (reason_[j] == queueing::PendingReason::Reserved) --reserved_now_;
   reason_[j].reset();
 }
 
-WaitingGang Replay::waitingGang(size_t j) const {
+WaitingShape Replay::waitingShape(size_t j) const {
   const JobState& st = state_[j];
-  WaitingGang g;
-  g.pods = st.full_pods;
-  g.gpus_per_pod = st.gpus_per_pod;
-  g.one_rack = st.full_pods > 1 && gang_options_.topology == queueing::TopologyMode::Required;
-  g.reason = reason_[j];
-  return g;
+  return WaitingShape{
+      st.full_pods, st.gpus_per_pod,
+      st.full_pods > 1 && gang_options_.topology == queueing::TopologyMode::Required};
 }
 
 void Replay::closeSegment(size_t j, int64_t now) {
@@ -439,8 +482,9 @@ void Replay::advanceUsage(int64_t now) {
 // Reads the reasons the engine gave this cycle (it names a pending gang only when its
 // reason changed) and follows the reservations they announce.
 void Replay::noteReasons(const queueing::Decisions& decisions, int64_t now) {
+  size_t from = 0;
   for (const std::string& name : decisions.explained) {
-    const size_t j = jobIndex(name);
+    const size_t j = jobIndexFrom(name, from);
     if (state_[j].phase != Phase::Pending) continue;
     auto explanation = engine_.explanation(name);
     TROUPE_CHECK(explanation.has_value(), "the engine explained {} but has no explanation of it",
@@ -475,13 +519,8 @@ void Replay::observe(int64_t now) {
     free_scratch_.resize(cluster_.nodes.size());
     for (size_t n = 0; n < free_scratch_.size(); ++n)
       free_scratch_[n] = ledger_.freeGpus(static_cast<int>(n));
-    split = splitIdleGpus(
-        free_scratch_, node_rack_,
-        [&](const std::function<bool(const WaitingGang&)>& each) {
-          for (size_t j : waiting_)
-            if (!each(waitingGang(j))) return;
-        },
-        waiting_shapes_.size(), reserved_now_ > 0);
+    WaitingByShape waiting(waiting_, reason_);
+    split = splitIdleGpus(free_scratch_, node_rack_, waiting, reserved_now_ > 0);
   }
   idle_.observe(now, someone_waits, free, split);
   reservations_.observe(now);

@@ -2,10 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <numeric>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace troupe::simulator {
@@ -13,21 +12,48 @@ namespace {
 
 using queueing::PendingReason;
 
-WaitingGang gang(int pods, int gpus_per_pod, PendingReason reason, bool one_rack = false) {
-  return WaitingGang{pods, gpus_per_pod, one_rack, reason};
+// A waiting gang for the tables below: its shape and reason.
+struct Gang {
+  WaitingShape shape;
+  std::optional<PendingReason> reason;
+};
+
+Gang gang(int pods, int gpus_per_pod, PendingReason reason, bool one_rack = false) {
+  return Gang{{pods, gpus_per_pod, one_rack}, reason};
 }
 
+// Gangs listed in submit order, served grouped by shape.
+class ListedGangs final : public WaitingGangs {
+ public:
+  explicit ListedGangs(const std::vector<Gang>& gangs) {
+    for (size_t i = 0; i < gangs.size(); ++i) {
+      auto it = std::find(shapes_.begin(), shapes_.end(), gangs[i].shape);
+      const auto s = static_cast<size_t>(it - shapes_.begin());
+      if (it == shapes_.end()) {
+        shapes_.push_back(gangs[i].shape);
+        queues_.emplace_back();
+      }
+      queues_[s].push_back(WaitingGang{i, gangs[i].reason});
+    }
+    at_.assign(shapes_.size(), 0);
+  }
+  size_t shapeCount() const override { return shapes_.size(); }
+  WaitingShape shape(size_t s) const override { return shapes_[s]; }
+  std::optional<WaitingGang> next(size_t s) override {
+    if (at_[s] == queues_[s].size()) return std::nullopt;
+    return queues_[s][at_[s]++];
+  }
+
+ private:
+  std::vector<WaitingShape> shapes_;
+  std::vector<std::vector<WaitingGang>> queues_;
+  std::vector<size_t> at_;
+};
+
 IdleSplit split(const std::vector<int>& free, const std::vector<int>& rack,
-                const std::vector<WaitingGang>& waiting, bool reservation_held) {
-  std::set<std::tuple<int, int, bool>> shapes;
-  for (const auto& g : waiting) shapes.insert({g.pods, g.gpus_per_pod, g.one_rack});
-  return splitIdleGpus(
-      free, rack,
-      [&](const std::function<bool(const WaitingGang&)>& each) {
-        for (const auto& g : waiting)
-          if (!each(g)) return;
-      },
-      shapes.size(), reservation_held);
+                const std::vector<Gang>& waiting, bool reservation_held) {
+  ListedGangs gangs(waiting);
+  return splitIdleGpus(free, rack, gangs, reservation_held);
 }
 
 TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there waiting",
@@ -36,7 +62,7 @@ TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there wa
     std::string name;
     std::vector<int> free;
     std::vector<int> rack;
-    std::vector<WaitingGang> waiting;
+    std::vector<Gang> waiting;
     bool reservation_held;
     IdleSplit want;  // reservation, fragmentation, quota, queue_head, evicted, unexplained
   };
@@ -80,7 +106,7 @@ TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there wa
       {"a gang without a reason yet",
        {2},
        {0},
-       {WaitingGang{1, 2, false, std::nullopt}},
+       {Gang{{1, 2, false}, std::nullopt}},
        false,
        {0, 0, 0, 0, 0, 2}},
       // 6 free: the 4-GPU gang at its limit takes 4, the 1-GPU evicted one 1, 1 is left.
@@ -153,7 +179,7 @@ TEST_CASE("the causes always add up to the free GPUs", "[simulator][idle]") {
       free.push_back(next(9));
       rack.push_back(n / 4);
     }
-    std::vector<WaitingGang> waiting;
+    std::vector<Gang> waiting;
     for (int g = next(20); g > 0; --g)
       waiting.push_back(gang(1 + next(4), pod_gpus[next(4)], reasons[next(6)], next(2) == 0));
     const IdleSplit got = split(free, rack, waiting, next(2) == 0);
