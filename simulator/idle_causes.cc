@@ -12,7 +12,7 @@ namespace {
 using queueing::PendingReason;
 
 // Why a gang that fits in the free GPUs waits.
-IdleCause causeOf(std::optional<PendingReason> reason, bool reservation_held) {
+IdleCause causeOf(std::optional<PendingReason> reason, bool reservation_held, bool evictions) {
   if (!reason) return IdleCause::Unexplained;
   switch (*reason) {
     case PendingReason::QueueAtLimit: return IdleCause::Quota;
@@ -24,8 +24,10 @@ IdleCause causeOf(std::optional<PendingReason> reason, bool reservation_held) {
     case PendingReason::OverFairShare:
     case PendingReason::WaitingForReclaim:
       // These say the gang found no room where it may go. It fits in the free GPUs, so
-      // the room it was refused is reserved, if anything is.
-      return reservation_held ? IdleCause::Reservation : IdleCause::Unexplained;
+      // the room it was refused is reserved, if anything is; else it was examined before
+      // an eviction of the same cycle freed the room (a cycle walks each queue once).
+      if (reservation_held) return IdleCause::Reservation;
+      return evictions ? IdleCause::Evicted : IdleCause::Unexplained;
     default: return IdleCause::Unexplained;
   }
 }
@@ -94,7 +96,7 @@ const char* idleCauseName(IdleCause cause) {
 }
 
 IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& rack,
-                        WaitingGangs& waiting, bool reservation_held) {
+                        WaitingGangs& waiting, bool reservation_held, bool evictions) {
   TROUPE_CHECK(free.size() == rack.size(), "splitIdleGpus: {} nodes free, {} racked", free.size(),
                rack.size());
   IdleSplit split{};
@@ -119,7 +121,7 @@ IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& ra
     const int64_t gpus = int64_t{shape.pods} * shape.gpus_per_pod;
     if (gpus > left || !fit.take(shape)) continue;  // the shape leaves the pass
     left -= gpus;
-    split[static_cast<size_t>(causeOf(head.gang.reason, reservation_held))] += gpus;
+    split[static_cast<size_t>(causeOf(head.gang.reason, reservation_held, evictions))] += gpus;
     if (auto g = waiting.next(head.shape)) heads.push({*g, head.shape});
   }
   split[static_cast<size_t>(IdleCause::Fragmentation)] += left;

@@ -26,8 +26,9 @@ enum class IdleCause : uint8_t {
   Quota,
   // A waiting gang fits, but waits behind an earlier one that does not (FIFO).
   QueueHead,
-  // A waiting gang fits, but was evicted in this very cycle: the engine tries it again in
-  // the next cycle, which the replay runs at its next event.
+  // The cycle evicted gangs, and a waiting gang fits that was evicted in it, or that the
+  // engine examined before the evictions freed the GPUs it fits in: the engine tries it
+  // again in the next cycle, which the replay runs at its next event.
   Evicted,
   // A waiting gang fits and none of the above explains why it waits.
   Unexplained,
@@ -76,8 +77,10 @@ using IdleSplit = std::array<int64_t, kIdleCauses>;
 // once a gang of a shape does not fit, no later gang of that shape is looked at: the pass
 // costs the gangs that fit plus one per shape. `free[n]` and `rack[n]` are per node;
 // racks are numbered from 0.
+// `reservation_held`: some waiting gang's reason is Reserved; `evictions`: the cycle
+// evicted gangs.
 IdleSplit splitIdleGpus(const std::vector<int>& free, const std::vector<int>& rack,
-                        WaitingGangs& waiting, bool reservation_held);
+                        WaitingGangs& waiting, bool reservation_held, bool evictions);
 
 // The split integrated over simulated time: observe() after every settled cycle, with
 // whether any gang waits; a moment's split holds until the next observe().

@@ -132,7 +132,7 @@ class Replay {
   void stopWaiting(size_t j);
   void addGangSize(size_t j, int64_t gpus);
   void removeGangSize(size_t j, int64_t gpus);
-  void observe(int64_t now);
+  void observe(int64_t now, bool evictions);
   WaitingShape waitingShape(size_t j) const;
   size_t jobIndex(const std::string& name) const;
   // The job named `name`, searching `by_id_` from `from` on; `from` moves to it.
@@ -505,7 +505,7 @@ void Replay::noteReasons(const queueing::Decisions& decisions, int64_t now) {
 
 // Samples the settled state after a cycle: guarantees owed and held, idle GPUs by cause,
 // reservations held. Each holds until the next sample.
-void Replay::observe(int64_t now) {
+void Replay::observe(int64_t now, bool evictions) {
   for (size_t q = 0; q < owed_.size(); ++q) {
     if (!owed_stale_[q]) continue;
     owed_[q] = owedGuarantee(gang_sizes_[q], leaf_guarantees_[q]);
@@ -520,7 +520,7 @@ void Replay::observe(int64_t now) {
     for (size_t n = 0; n < free_scratch_.size(); ++n)
       free_scratch_[n] = ledger_.freeGpus(static_cast<int>(n));
     WaitingByShape waiting(waiting_, reason_);
-    split = splitIdleGpus(free_scratch_, node_rack_, waiting, reserved_now_ > 0);
+    split = splitIdleGpus(free_scratch_, node_rack_, waiting, reserved_now_ > 0, evictions);
   }
   idle_.observe(now, someone_waits, free, split);
   reservations_.observe(now);
@@ -564,7 +564,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
     noteReasons(decisions, now);
     TROUPE_CHECK(ledger_.usedGpus() <= cluster_.totalGpus(), "{} GPUs held of {}",
                  ledger_.usedGpus(), cluster_.totalGpus());
-    observe(now);
+    observe(now, !decisions.preemptions.empty());
     bar.update(done_, now, pending_, running_);
   }
   bar.finish();

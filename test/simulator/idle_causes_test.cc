@@ -51,9 +51,9 @@ class ListedGangs final : public WaitingGangs {
 };
 
 IdleSplit split(const std::vector<int>& free, const std::vector<int>& rack,
-                const std::vector<Gang>& waiting, bool reservation_held) {
+                const std::vector<Gang>& waiting, bool reservation_held, bool evictions = false) {
   ListedGangs gangs(waiting);
-  return splitIdleGpus(free, rack, gangs, reservation_held);
+  return splitIdleGpus(free, rack, gangs, reservation_held, evictions);
 }
 
 TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there waiting",
@@ -65,6 +65,7 @@ TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there wa
     std::vector<Gang> waiting;
     bool reservation_held;
     IdleSplit want;  // reservation, fragmentation, quota, queue_head, evicted, unexplained
+    bool evictions = false;
   };
   std::vector<Case> cases = {
       // 3 + 3 free; the only waiting gang needs 4 on one node.
@@ -103,6 +104,15 @@ TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there wa
        {gang(1, 2, PendingReason::NoPlacement)},
        false,
        {0, 0, 0, 0, 0, 2}},
+      // The same gang after a cycle that evicted gangs: it was examined before the
+      // evictions freed the GPUs it fits in, and is tried again next cycle.
+      {"no reservation, GPUs freed by an eviction later in the cycle",
+       {2},
+       {0},
+       {gang(1, 2, PendingReason::OverFairShare)},
+       false,
+       {0, 0, 0, 0, 2, 0},
+       true},
       {"a gang without a reason yet",
        {2},
        {0},
@@ -154,7 +164,7 @@ TEST_CASE("free GPUs are split by what keeps the waiting gangs that fit there wa
   };
   for (const auto& tc : cases) {
     DYNAMIC_SECTION(tc.name) {
-      const IdleSplit got = split(tc.free, tc.rack, tc.waiting, tc.reservation_held);
+      const IdleSplit got = split(tc.free, tc.rack, tc.waiting, tc.reservation_held, tc.evictions);
       for (size_t c = 0; c < kIdleCauses; ++c) {
         INFO(idleCauseName(static_cast<IdleCause>(c)));
         CHECK(got[c] == tc.want[c]);
