@@ -53,6 +53,7 @@ double niceStep(double lo, double hi, int parts) {
 struct Point {
   double x;
   double y;
+  std::string title;  // what a reader hovering over its dot sees
 };
 
 struct Series {
@@ -127,8 +128,10 @@ class Panel {
           fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
                       path, s.colour);
       for (const Point& p : s.points) {
-        svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>\n", x(p.x),
-                           y(p.y), s.colour);
+        svg += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" "
+            "fill=\"{}\"><title>{}</title></circle>\n",
+            x(p.x), y(p.y), s.colour, escaped(p.title));
       }
     }
   }
@@ -145,9 +148,11 @@ std::optional<double> read(const nlohmann::json& summary, const char* key) {
   return summary[key].get<double>();
 }
 
-// One series per policy: (offered load, the key's value) of each of its runs.
+// One series per policy: (offered load, the key's value) of each of its runs, each dot
+// titled "<policy> at scale <scale>: offered load <load>, <what> <value>".
 std::vector<Series> seriesOf(const std::vector<SweepRun>& runs,
-                             const std::vector<std::string>& policies, const char* key) {
+                             const std::vector<std::string>& policies, const char* key,
+                             const char* what, const std::function<std::string(double)>& format) {
   std::vector<Series> out;
   for (size_t i = 0; i < policies.size(); ++i) {
     Series s{policies[i], kColours[i % std::size(kColours)], {}};
@@ -155,7 +160,10 @@ std::vector<Series> seriesOf(const std::vector<SweepRun>& runs,
       if (run.policy != policies[i]) continue;
       auto load = read(run.summary, "offered_load");
       auto value = read(run.summary, key);
-      if (load && value) s.points.push_back({*load, *value});
+      if (!load || !value) continue;
+      s.points.push_back({*load, *value,
+                          fmt::format("{} at scale {}: offered load {:.2f}, {} {}", run.policy,
+                                      run.scale, *load, what, format(*value))});
     }
     std::sort(s.points.begin(), s.points.end(),
               [](const Point& a, const Point& b) { return a.x < b.x; });
@@ -168,8 +176,10 @@ std::vector<Series> seriesOf(const std::vector<SweepRun>& runs,
 
 std::string sweepSvg(const std::vector<SweepRun>& runs, const std::vector<std::string>& policies) {
   const double width = 980, height = 440;
-  const auto jct = seriesOf(runs, policies, "avg_jct_s");
-  const auto util = seriesOf(runs, policies, "gpu_utilization");
+  const auto jct = seriesOf(runs, policies, "avg_jct_s", "average JCT",
+                            [](double v) { return fmt::format("{:.0f} s", v); });
+  const auto util = seriesOf(runs, policies, "gpu_utilization", "GPU utilization",
+                             [](double v) { return fmt::format("{:.3f}", v); });
   double x_hi = 0, jct_lo = std::numeric_limits<double>::max(), jct_hi = 0;
   for (const auto& s : jct) {
     for (const Point& p : s.points) {

@@ -44,7 +44,7 @@ struct Cell {
   const char* csv;
   const char* markdown;
   const char* path;  // summary key, or "" for the run's own fields
-  double scale = 1;  // the value is multiplied by this before it is shown
+  double scale = 1;  // the Markdown table shows the value times this
   int decimals = 0;  // in the Markdown table
 };
 
@@ -122,8 +122,8 @@ Result<std::vector<std::vector<std::string>>> sweepCells(const std::vector<Sweep
       }
       auto v = number(run->summary, c.path);
       if (!v) return v.error();
-      const double shown = *v * c.scale;
-      row.push_back(for_markdown ? readable(shown, c.decimals) : fmt::format("{}", shown));
+      // The CSV keeps the summary's unit, which its header names (makespan_s in seconds).
+      row.push_back(for_markdown ? readable(*v * c.scale, c.decimals) : fmt::format("{}", *v));
     }
     rows.push_back(std::move(row));
   }

@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -76,6 +80,8 @@ TEST_CASE("the sweep table runs from light to heavy load, policies in the order 
   REQUIRE(rows.size() == 5);
   CHECK(split(rows[0], ',').size() == sweepColumns().size());
   CHECK(rows[1].rfind("1,64,0.5,fifo,10,1234567,", 0) == 0);
+  // The CSV keeps the makespan in seconds, as its header says.
+  CHECK(split(rows[1], ',')[8] == "1500000");
 
   runs[0].summary.erase("big");
   auto broken = sweepMarkdown(runs, {"fifo", "troupe"});
@@ -91,58 +97,125 @@ TEST_CASE("the sweep table runs from light to heavy load, policies in the order 
   CHECK(svg.find(">troupe</text>") != std::string::npos);
 }
 
+// A Markdown cell as a number: "1,234.5" -> 1234.5.
+double markdownNumber(std::string cell) {
+  cell.erase(std::remove(cell.begin(), cell.end(), ','), cell.end());
+  return std::stod(cell);
+}
+
+// Half a unit of the cell's last digit: how far its rounding may move it.
+double roundingOf(const std::string& cell) {
+  const size_t point = cell.find('.');
+  const auto decimals = point == std::string::npos ? 0 : static_cast<int>(cell.size() - point - 1);
+  return 0.5 * std::pow(10.0, -decimals) + 1e-9;
+}
+
 TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every replay",
           "[simulator][sweep]") {
+  // A 15-hour slice of Philly from an idle cluster (scale 1: 2,816 GPUs, nothing waits) to
+  // an overloaded one (1/32: 88 GPUs), under both policies.
   testing::TempDir dir;
   const std::string command =
       std::string(TROUPE_BINARY_DIR) +
       "/cmd/troupe sim sweep --trace " TROUPE_SOURCE_DIR
       "/test/simulator/data/philly_slice.csv --cluster " TROUPE_SOURCE_DIR
-      "/examples/sim/philly-cluster.yaml --scales 1/16,1/32 --policies fifo,troupe --out " +
+      "/examples/sim/philly-cluster.yaml --scales 1,1/4,1/16,1/32 --policies fifo,troupe --out " +
       dir.path();
   auto first = testing::runCommand(command);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
-  CHECK(first.output.find("4 replays run, 0 reused") != std::string::npos);
+  CHECK(first.output.find("8 replays run, 0 reused") != std::string::npos);
 
-  // The CSV: a header and one row per (scale, policy), the causes adding up to the idle
-  // total of each.
+  // The CSV: a header and one row per (scale, policy), lightest load first, fifo before
+  // troupe; the causes adding up to the idle total of each.
   auto rows = split(slurp(dir.file("sweep.csv")), '\n');
-  REQUIRE(rows.size() == 5);
+  REQUIRE(rows.size() == 1 + 8);
   auto header = split(rows[0], ',');
+  REQUIRE(header.size() == sweepColumns().size());
   auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    return static_cast<size_t>(at - header.begin());
   };
+  const std::vector<std::string> want_scales = {"1",    "1",    "1/4",  "1/4",
+                                                "1/16", "1/16", "1/32", "1/32"};
+  // 352 nodes of 8 GPUs: 88 at 1/4, 22 at 1/16, 11 at 1/32.
+  const std::vector<int> want_gpus = {2816, 2816, 704, 704, 176, 176, 88, 88};
+  std::vector<std::vector<std::string>> csv;
   for (size_t r = 1; r < rows.size(); ++r) {
     auto cells = split(rows[r], ',');
-    REQUIRE(cells.size() == header.size());
     INFO(rows[r]);
+    REQUIRE(cells.size() == header.size());
+    CHECK(cells[column("scale")] == want_scales[r - 1]);
+    CHECK(cells[column("policy")] == (r % 2 == 1 ? "fifo" : "troupe"));
+    CHECK(std::stoi(cells[column("cluster_gpus")]) == want_gpus[r - 1]);
+    CHECK(std::stoi(cells[column("jobs")]) == 216);
     double causes = 0;
     for (const char* cause :
          {"idle_reservation_gpu_h", "idle_fragmentation_gpu_h", "idle_quota_gpu_h",
           "idle_queue_head_gpu_h", "idle_evicted_gpu_h", "idle_unexplained_gpu_h"})
-      causes += std::stod(cells.at(column(cause)));
-    CHECK(causes == Approx(std::stod(cells.at(column("idle_waiting_gpu_h")))));
-    CHECK(std::stod(cells.at(column("idle_waiting_gpu_h"))) > 0);
+      causes += std::stod(cells[column(cause)]);
+    CHECK(causes == Approx(std::stod(cells[column("idle_waiting_gpu_h")])));
+    csv.push_back(std::move(cells));
   }
-  CHECK(split(rows[1], ',')[0] == "1/16");
-  CHECK(split(rows[4], ',')[0] == "1/32");
-  CHECK(split(rows[4], ',')[3] == "troupe");
-  // The Markdown table has the same rows, and the picture a line per policy and panel.
-  CHECK(count(slurp(dir.file("sweep.md")), "\n") == 2 + 4);
+  auto value = [&](size_t row, const std::string& name) {
+    return std::stod(csv[row][column(name)]);
+  };
+  // The load grows as the cluster shrinks: 32 times the GPUs, 1/32 of the load.
+  CHECK(value(6, "offered_load") == Approx(32 * value(0, "offered_load")));
+  // On the whole cluster nothing waits; on 1/32 of it gangs wait with GPUs idle, and FIFO
+  // holds them behind its head.
+  CHECK(value(0, "idle_waiting_gpu_h") == 0);
+  CHECK(value(0, "p99_queue_delay_s") == 0);
+  CHECK(value(6, "idle_queue_head_gpu_h") > 0);
+  CHECK(value(7, "idle_waiting_gpu_h") > 0);
+
+  // The Markdown table has the same rows and cells, rounded (the makespan in Ms).
+  auto markdown = split(slurp(dir.file("sweep.md")), '\n');
+  REQUIRE(markdown.size() == 2 + 8);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    auto cells = split(markdown[2 + r], '|');
+    INFO(markdown[2 + r]);
+    // "| a | b |" splits into "", " a ", " b ".
+    REQUIRE(cells.size() == 1 + header.size());
+    for (size_t c = 0; c < header.size(); ++c) {
+      const std::string cell = cells[1 + c].substr(1, cells[1 + c].size() - 2);
+      INFO(header[c] << ": " << cell << " against " << csv[r][c]);
+      if (header[c] == "scale" || header[c] == "policy") {
+        CHECK(cell == csv[r][c]);
+        continue;
+      }
+      const double want = std::stod(csv[r][c]) / (header[c] == "makespan_s" ? 1e6 : 1);
+      CHECK(std::fabs(markdownNumber(cell) - want) <= roundingOf(cell));
+    }
+  }
+
+  // The picture: a line per policy and panel, a dot per replay and panel, each dot titled
+  // with the replay's figures from the CSV.
   const std::string svg = slurp(dir.file("sweep.svg"));
   CHECK(svg.rfind("<svg ", 0) == 0);
-  CHECK(count(svg, "<polyline") == 4);
+  CHECK(count(svg, "<polyline") == 2 * 2);
+  CHECK(count(svg, "<circle") == 2 * 8);
+  for (size_t r = 0; r < csv.size(); ++r) {
+    const std::string at =
+        fmt::format("<title>{} at scale {}: offered load {:.2f}, ", csv[r][column("policy")],
+                    csv[r][column("scale")], value(r, "offered_load"));
+    CHECK(count(svg, fmt::format("{}average JCT {:.0f} s</title>", at, value(r, "avg_jct_s"))) ==
+          1);
+    CHECK(count(svg, fmt::format("{}GPU utilization {:.3f}</title>", at,
+                                 value(r, "gpu_utilization"))) == 1);
+  }
+
   // Each replay has its own directory, with the inputs it ran with in its summary.
   auto summary = nlohmann::json::parse(slurp(dir.file("runs/troupe-1_32/summary.json")));
   CHECK(summary["run"]["scale"] == "1/32");
-  CHECK(summary["cluster_gpus"] == 88);  // 352 / 32 = 11 nodes of 8 GPUs
+  CHECK(summary["cluster_gpus"] == 88);
 
   // Run again with --reuse: every replay is kept.
   auto again = testing::runCommand(command + " --reuse");
   INFO(again.output);
   REQUIRE(again.exit_code == 0);
-  CHECK(again.output.find("0 replays run, 4 reused") != std::string::npos);
+  CHECK(again.output.find("0 replays run, 8 reused") != std::string::npos);
 }
 
 TEST_CASE("a sweep over a scale the cluster file cannot take fails before any replay",
