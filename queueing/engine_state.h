@@ -115,6 +115,9 @@ class EngineState {
   std::vector<QueueId> queues_by_rank;
 
   std::vector<Reservation> reservations;
+  // versions.release when the reservations were last planned (reservations.h,
+  // restoreReservations): while it stays put they are not planned again.
+  std::uint64_t reservations_planned_at = 0;
   // What terminating pods hold, by node, and what waiting gangs count on this cycle.
   TerminatingCapacity terminating;
 

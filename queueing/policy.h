@@ -41,6 +41,11 @@ struct Policy {
   // At most this many starving gangs hold reservations at once (as Slurm's backfill
   // bounds the jobs it plans for); the earliest in admission order get them.
   int max_reservations = 8;
+  // At most this many of them held by the gangs of one leaf queue (as Slurm's
+  // bf_max_job_assoc bounds what one account plans): under a backlog nearly every waiting
+  // gang starves, and one queue's gangs must not hold every reservation while another
+  // queue's starve without one.
+  int max_reservations_per_queue = 1;
   // Preemption searches (each a few placements over the eligible nodes) per cycle; gangs
   // past the budget try again next cycle. Bounds the cost of a cycle on a full cluster.
   int max_preemption_searches = 16;

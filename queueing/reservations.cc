@@ -31,41 +31,80 @@ void markReservation(EngineState& st, const Reservation& r) {
   }
 }
 
-}  // namespace
-
-void restoreReservations(EngineState& st, Seconds now) {
-  for (NodeState& n : st.nodes) n.reserved_for = kNoGang;
-  std::vector<Reservation> kept;
-  for (Reservation& r : st.reservations) {
-    if (r.gang == kNoGang) continue;
-    const GangState& gs = st.gangs[r.gang];
-    if (!gs.present || gs.running || gs.queue < 0) continue;
-    const bool nodes_ok =
-        std::all_of(r.nodes.begin(), r.nodes.end(), [&](NodeId n) { return st.nodes[n].usable(); });
-    if (!nodes_ok) continue;
-    r.shadow_time = shadowTime(st, r.nodes, now);
-    markReservation(st, r);
-    kept.push_back(std::move(r));
-  }
-  if (kept.size() != st.reservations.size()) {
-    ++st.versions.release;
-    ++st.versions.reservations;
-  }
-  st.reservations = std::move(kept);
-}
-
-bool reserve(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now) {
-  if (static_cast<int>(st.reservations.size()) >= st.policy.max_reservations) return false;
+// Where g's reservation goes now: the nodes of a plan of g on the cluster as if every
+// running pod had ended, freest nodes first, outside the reservations already marked.
+// Sorted; empty when g does not fit there.
+std::vector<NodeId> reservationNodes(EngineState& st, GangId g,
+                                     const std::vector<std::int32_t>& counts) {
   PlaceOptions o;
   o.self = g;
   o.empty_cluster = true;
   const Placement p = placeGang(st, g, counts, o);
-  if (!p.ok) return false;
+  std::vector<NodeId> nodes;
+  if (!p.ok) return nodes;
+  for (const Pod& pod : p.pods) nodes.push_back(pod.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
+// Each pod set of g at its min_count: what a reservation is planned for.
+std::vector<std::int32_t> minCounts(const GangState& gs) {
+  std::vector<std::int32_t> c;
+  for (const auto& ps : gs.spec.pod_sets) c.push_back(ps.min_count);
+  return c;
+}
+
+}  // namespace
+
+// A reservation is a plan, not a hold on the nodes it was first given: at every cycle each
+// one is planned again, earliest granted first, on the nodes freest now (as Slurm's
+// backfill plans its top jobs afresh at every pass). Its gang then collects the capacity
+// that frees first wherever it frees, instead of waiting for the longest job on nodes
+// picked when it starved while the rest of the cluster fills with backfill. The freed room
+// of a reservation keeps it among the freest nodes, so it moves only when other nodes have
+// freed more. With no capacity released since the last plan (no pod ended or was evicted,
+// no node or reservation changed), capacity only shrank, and only on nodes no reservation
+// holds (others may not use them): the plan stands, and is not made again.
+void restoreReservations(EngineState& st, Seconds now) {
+  for (NodeState& n : st.nodes) n.reserved_for = kNoGang;
+  const bool replan = st.reservations_planned_at != st.versions.release;
+  std::vector<Reservation> kept;
+  bool moved = false;
+  for (Reservation& r : st.reservations) {
+    if (r.gang == kNoGang) continue;
+    const GangState& gs = st.gangs[r.gang];
+    if (!gs.present || gs.running || gs.queue < 0) continue;
+    if (replan) {
+      std::vector<NodeId> nodes = reservationNodes(st, r.gang, minCounts(gs));
+      if (nodes.empty()) continue;  // no room left outside the earlier reservations
+      moved = moved || nodes != r.nodes;
+      r.nodes = std::move(nodes);
+    }
+    r.shadow_time = shadowTime(st, r.nodes, now);
+    markReservation(st, r);
+    kept.push_back(std::move(r));
+  }
+  if (kept.size() != st.reservations.size()) ++st.versions.reservations;
+  // Nodes a reservation left are open to others again.
+  if (kept.size() != st.reservations.size() || moved) ++st.versions.release;
+  st.reservations = std::move(kept);
+  st.reservations_planned_at = st.versions.release;
+}
+
+bool reserve(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now) {
+  if (static_cast<int>(st.reservations.size()) >= st.policy.max_reservations) return false;
+  // Policy::max_reservations_per_queue: one queue's starving gangs do not take every
+  // reservation while another queue's starve without one.
+  const QueueId q = st.gangs[g].queue;
+  const auto held =
+      std::count_if(st.reservations.begin(), st.reservations.end(),
+                    [&](const Reservation& r) { return st.gangs[r.gang].queue == q; });
+  if (held >= st.policy.max_reservations_per_queue) return false;
   Reservation r;
   r.gang = g;
-  for (const Pod& pod : p.pods) r.nodes.push_back(pod.node);
-  std::sort(r.nodes.begin(), r.nodes.end());
-  r.nodes.erase(std::unique(r.nodes.begin(), r.nodes.end()), r.nodes.end());
+  r.nodes = reservationNodes(st, g, counts);
+  if (r.nodes.empty()) return false;
   r.shadow_time = shadowTime(st, r.nodes, now);
   markReservation(st, r);
   st.reservations.push_back(std::move(r));

@@ -173,6 +173,58 @@ TEST_CASE("a gang that starts to starve while every reservation is held takes th
   });
 }
 
+TEST_CASE("a reservation moves to the nodes that free first", "[queueing][backfill]") {
+  // Three 8-GPU nodes: r0 holds all of n-0, r1 and r2 half of n-1 and n-2. The head wants
+  // two whole nodes.
+  Engine e = engineWith(rackOfNodes("n", 3, 3), {queue("a").maxWait(100)});
+  REQUIRE(e.addRunning(runningOn(gang("r0").queue("a").gpus(8), {"n-0"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("r1").queue("a").gpus(4), {"n-1"}, 0)).ok());
+  REQUIRE(e.addRunning(runningOn(gang("r2").queue("a").gpus(4), {"n-2"}, 0)).ok());
+  REQUIRE(e.submit(gang("head").queue("a").gpus(8).pods(2).submittedAt(0)).ok());
+  // t = 150: the head starves and reserves the freest nodes, n-1 and n-2 (4 free each).
+  e.schedule(150);
+  CHECK(reasonOf(e, "head") == PendingReason::Reserved);
+  // r0 ends first: n-0 (8 free) is now the freest node, and the reservation moves to it,
+  // so an 8-GPU gang that arrives does not take it.
+  REQUIRE(e.remove("r0").ok());
+  REQUIRE(e.submit(gang("small").queue("a").gpus(8).submittedAt(155)).ok());
+  Decisions d = e.schedule(160);
+  CHECK_FALSE(admitted(d, "small"));
+  CHECK(reasonOf(e, "small") == PendingReason::BlockedByStarvingJob);
+  // r1 ends: the head starts on n-0 and n-1 while r2 still runs on n-2.
+  REQUIRE(e.remove("r1").ok());
+  d = e.schedule(170);
+  REQUIRE(admitted(d, "head"));
+  CHECK(nodesOf(*admissionOf(d, "head")) == std::set<std::string>{"n-0", "n-1"});
+}
+
+TEST_CASE("one queue's starving gangs hold one reservation, another queue's its own",
+          "[queueing][backfill]") {
+  // Four full 8-GPU nodes, run by gangs that may not be preempted. Queue a has two starving
+  // 8-GPU gangs, queue b one, submitted last; reservations are free to take (8 in all).
+  Engine e = engineWith(rackOfNodes("n", 4, 4),
+                        {queue("a").maxWait(100), queue("b").maxWait(100), queue("c")});
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = "n-" + std::to_string(i);
+    REQUIRE(
+        e.addRunning(runningOn(gang("r" + n).queue("c").gpus(8).notPreemptible(), {n}, 0)).ok());
+  }
+  REQUIRE(e.submit(gang("a1").queue("a").gpus(8).submittedAt(0)).ok());
+  REQUIRE(e.submit(gang("a2").queue("a").gpus(8).submittedAt(1)).ok());
+  REQUIRE(e.submit(gang("b1").queue("b").gpus(8).submittedAt(2)).ok());
+  // t = 150: all three starve. a's first takes a's reservation, and b1 takes b's
+  // (Policy::max_reservations_per_queue = 1); a2 waits for a1's, blocked by a reservation.
+  e.schedule(150);
+  CHECK(reasonOf(e, "a1") == PendingReason::Reserved);
+  CHECK(reasonOf(e, "a2") != PendingReason::Reserved);
+  CHECK(reasonOf(e, "b1") == PendingReason::Reserved);
+  // a1 starts when a node frees; a2 then takes a's reservation.
+  REQUIRE(e.remove("rn-0").ok());
+  CHECK(admitted(e.schedule(160), "a1"));
+  e.schedule(161);
+  CHECK(reasonOf(e, "a2") == PendingReason::Reserved);
+}
+
 TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
   Policy p;
   p.backfill = false;
