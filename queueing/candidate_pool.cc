@@ -83,7 +83,7 @@ void CandidatePool::build(const EngineState& st, QueueId vq, Seconds now, Source
   for (GangId v : vqs.running) {
     const GangState& vs = st.gangs[v];
     if (!offersCapacity(vs)) continue;
-    if (!runLongEnough(vs, vqs, now, out.protected_until)) {
+    if (!runLongEnough(vs, vqs, now, out.protected_until) || !mayBeReclaimed(vs, vqs)) {
       ++out.protected_count;
       continue;
     }

@@ -48,7 +48,8 @@ struct SourceCandidates {
   // Reclaimable gangs the cycle admitted (never victims in the cycle that admitted them),
   // each with whether it has a pod on a usable node.
   std::vector<std::pair<GangId, std::uint8_t>> admitted_now;
-  // Gangs not preemptible, or protected by minRuntimeSeconds.
+  // Gangs not preemptible, protected by minRuntimeSeconds, or not reclaimable
+  // (mayBeReclaimed, preemption_rules.h).
   std::size_t protected_count = 0;
   // The earliest time one protected by minRuntimeSeconds becomes preemptible.
   Seconds protected_until = kNever;

@@ -86,9 +86,11 @@ void CycleRun::sortByName(std::vector<GangId>& gangs) const {
 }
 
 void CycleRun::admit(GangId g, std::vector<Pod> pods) {
+  const bool on_reservation = st_.holdsReservation(g);
   dropReservation(st_, memo_, g);
   st_.startRunning(g, std::move(pods), now_);
   GangState& gs = st_.gangs[g];
+  gs.started_on_reservation = on_reservation;
   gs.admitted_cycle = st_.cycle;
   Admission a;
   a.gang = gs.spec.name;

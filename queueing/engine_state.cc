@@ -320,6 +320,7 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
 void EngineState::stopRunning(GangId g) {
   GangState& gs = gangs[g];
   TROUPE_CHECK(gs.running, "gang {} stopped while not running", gs.spec.name);
+  gs.started_on_reservation = false;
   for (const Pod& p : gs.pods) {
     releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
     forgetOnNode(p.node, g);

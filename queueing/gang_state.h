@@ -91,6 +91,9 @@ struct GangState {
   std::int64_t evicted_cycle = -1;
   // The cycle that admitted it: a gang is never a victim in the cycle that admitted it.
   std::int64_t admitted_cycle = -1;
+  // Running: it was admitted while holding a reservation (it had starved). Set at every
+  // admission by the cycle; kept in memory only (preemption_rules.h, mayBeReclaimed).
+  bool started_on_reservation = false;
   bool elastic() const {
     for (const auto& ps : spec.pod_sets)
       if (ps.min_count < ps.count) return true;

@@ -151,8 +151,9 @@ class Search {
       if (protected_ > 0) {
         plan.reason = PendingReason::WaitingForReclaim;
         plan.detail = fmt::format(
-            "{} running gangs it could preempt are protected (preemptible: false or "
-            "minRuntimeSeconds not reached)",
+            "{} running gangs it could preempt are protected (preemptible: false, "
+            "minRuntimeSeconds not reached, or started on a reservation beyond their "
+            "queue's guarantee)",
             protected_);
       } else if (admitted_now_ > 0) {
         plan.reason = PendingReason::WaitingForReclaim;
@@ -382,7 +383,8 @@ class Search {
     if (pool_ == nullptr) {
       for (GangId v : vqs.running) {
         if (!offersCapacity(st_.gangs[v])) continue;
-        if (!runLongEnough(st_.gangs[v], vqs, now_, protected_until_)) {
+        if (!runLongEnough(st_.gangs[v], vqs, now_, protected_until_) ||
+            !mayBeReclaimed(st_.gangs[v], vqs)) {
           ++protected_;
           continue;
         }

@@ -58,6 +58,10 @@ bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now,
   return false;
 }
 
+bool mayBeReclaimed(const GangState& v, const QueueState& vq) {
+  return !v.started_on_reservation || v.held[kGpu] <= vq.spec.guaranteed[kGpu];
+}
+
 bool offersCapacity(const GangState& v) {
   return v.terminating < static_cast<std::int32_t>(v.pods.size());
 }

@@ -24,6 +24,13 @@ bool mayPreemptWithinQueue(const QueueState& q, std::int32_t preemptor_priority,
 // its queue's minRuntimeSeconds (else `protected_until` is lowered to when it will have).
 bool runLongEnough(const GangState& v, const QueueState& vq, Seconds now, Seconds& protected_until);
 
+// Whether reclaim (or taking back a guarantee) may take running gang `v` of queue `vq`: not
+// when it started on its reservation holding more GPUs than `vq` is guaranteed. Such a gang
+// can only ever run on borrowed GPUs, which under a backlog it gets only by starving and
+// draining a reservation; reclaimed once started, it would starve and drain again at every
+// start and might never finish. Priority preemption within its queue may still take it.
+bool mayBeReclaimed(const GangState& v, const QueueState& vq);
+
 // Whether running gang `v` has a pod that is not terminating: one whose pods are all
 // terminating offers nothing (and is not counted as protected either).
 bool offersCapacity(const GangState& v);

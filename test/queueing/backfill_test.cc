@@ -225,6 +225,36 @@ TEST_CASE("one queue's starving gangs hold one reservation, another queue's its 
   CHECK(reasonOf(e, "a2") == PendingReason::Reserved);
 }
 
+TEST_CASE("a gang started on its reservation beyond its queue's guarantee is not reclaimed",
+          "[queueing][backfill][reclaim]") {
+  // Two 8-GPU nodes. Queue big is guaranteed 4 GPUs and wants 16 at once, so it can only
+  // borrow; queue own is guaranteed 12.
+  Engine e = engineWith(rackOfNodes("n", 2, 2), {queue("big").guaranteedGpus(4).maxWait(100),
+                                                 queue("own").guaranteedGpus(12).maxWait(100)});
+  REQUIRE(e.addRunning(runningOn(gang("r").queue("own").gpus(8), {"n-0"}, 0)).ok());
+  REQUIRE(e.submit(gang("wide").queue("big").gpus(8).pods(2).submittedAt(0)).ok());
+  SECTION("started on its reservation: own waits for it to end") {
+    // t = 150: wide starves and reserves both nodes; r ends and wide starts on them.
+    e.schedule(150);
+    CHECK(reasonOf(e, "wide") == PendingReason::Reserved);
+    REQUIRE(e.remove("r").ok());
+    REQUIRE(admitted(e.schedule(160), "wide"));
+    // own comes back below its guarantee (0 of 12): reclaim may not take wide.
+    REQUIRE(e.submit(gang("back").queue("own").gpus(8).submittedAt(170)).ok());
+    const Decisions d = e.schedule(170);
+    CHECK(d.preemptions.empty());
+    CHECK(reasonOf(e, "back") == PendingReason::WaitingForReclaim);
+  }
+  SECTION("started without one, on idle GPUs: own takes its guarantee back") {
+    // r ends before wide starves: wide starts on the idle nodes as an ordinary borrower.
+    REQUIRE(e.remove("r").ok());
+    REQUIRE(admitted(e.schedule(50), "wide"));
+    REQUIRE(e.submit(gang("back").queue("own").gpus(8).submittedAt(170)).ok());
+    const Decisions d = e.schedule(170);
+    CHECK(preempted(d) == std::set<std::string>{"wide"});
+  }
+}
+
 TEST_CASE("backfill: false keeps each queue in order", "[queueing][backfill]") {
   Policy p;
   p.backfill = false;
