@@ -11,6 +11,7 @@
 #include "queueing/preemption.h"
 #include "queueing/preemption_memo.h"
 #include "queueing/queue_look.h"
+#include "queueing/reservation_plans.h"
 #include "queueing/walk_answers.h"
 
 namespace troupe::queueing {
@@ -36,11 +37,13 @@ namespace troupe::queueing {
 //  - Answers given within one stretch of one queue's walk, by ask (WalkAnswers): the
 //    answer trying the gang would give, while no memo was written and nothing the answer
 //    read moved.
+//  - Each reservation's plan (ReservationPlans): kept while planning it again could not
+//    move it.
 //
 // Each of these can be switched off (Policy::skip_unchanged_queues,
-// share_preemption_candidates, share_walk_answers; share_placement_scans for the scan
-// tallies the placer keeps within a cycle) with identical decisions, which the property
-// tests compare.
+// share_preemption_candidates, share_walk_answers, keep_reservation_plans;
+// share_placement_scans for the scan tallies the placer keeps within a cycle) with
+// identical decisions, which the property tests compare.
 class AnswerMemo {
  public:
   // ---- the cycle's boundaries ----
@@ -86,6 +89,11 @@ class AnswerMemo {
   // A victim skipped for minRuntimeSeconds becomes preemptible at `t`.
   void noteProtectedUntil(Seconds t) { protection_expiry_ = std::min(protection_expiry_, t); }
   Seconds protectionExpiry() const { return protection_expiry_; }
+
+  // ---- reservations ----
+
+  // What each reservation was last planned on (restoreReservations, reservations.h).
+  ReservationPlans& reservationPlans() { return reservation_plans_; }
 
   // ---- queue examinations ----
 
@@ -187,6 +195,7 @@ class AnswerMemo {
   Seconds protection_expiry_ = kNever;
 
   CandidatePool candidates_;
+  ReservationPlans reservation_plans_;
   std::vector<QueueLook> looks_;  // by queue id
 
   // Bumped by every memo write (and every claim on terminating capacity).

@@ -56,7 +56,7 @@ Decisions runCycle(EngineState& st, AnswerMemo& memo, SchedulingPolicy& policy, 
   CycleRun run(st, memo, now, out);
   st.refreshIndexes();
   if (st.shares_dirty) computeShares(st);
-  restoreReservations(st, now);
+  restoreReservations(st, memo, now);
   memo.startCycle(st, now);
   st.terminating.forgetClaims();
   policy.admit(run);

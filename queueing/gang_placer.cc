@@ -67,10 +67,10 @@ class Placer {
   }
 
   // Orders candidates for packing: least free capacity first in the resource the pod
-  // needs most (GPU when it asks for any), ties by node name; freest first when planning
-  // on an empty cluster (a reservation wants the nodes that free soonest).
+  // needs most (packingSlot), ties by node name; freest first when planning on an empty
+  // cluster (a reservation wants the nodes that free soonest).
   void orderForPacking(std::vector<NodeId>& nodes, const ResourceVector& req) {
-    const std::size_t slot = req[kGpu] > 0 ? kGpu : (req[kCpu] > 0 ? kCpu : kMemory);
+    const std::size_t slot = packingSlot(req);
     const bool freest_first = o_.empty_cluster;
     std::vector<std::pair<std::int64_t, std::uint32_t>> keys;
     keys.reserve(nodes.size());
@@ -290,6 +290,7 @@ class Placer {
     }
     for (std::int32_t l : levels_) {
       std::vector<NodeId> nodes;
+      std::int32_t best_domain = -1;
       if (l < 0) {
         if (total < want) break;
         if (tally != nullptr) {
@@ -310,6 +311,7 @@ class Placer {
             best = static_cast<std::int32_t>(d);
         }
         if (best < 0) continue;
+        best_domain = best;
         // The candidates in that domain, from its own list (tens of nodes) rather than a
         // pass over every candidate: the same set, the order is set by orderForPacking.
         for (NodeId n :
@@ -321,6 +323,8 @@ class Placer {
       if (fill(nodes, ps, want, pods)) {
         result.ok = true;
         result.pods = std::move(pods);
+        result.scope_level = l;
+        result.scope_domain = l < 0 ? -1 : best_domain;
         return result;
       }
       break;  // counts were exact: cannot happen, but never loop on it
@@ -390,8 +394,13 @@ class Placer {
       std::iota(idx.begin(), idx.end(), std::size_t{0});
       std::sort(idx.begin(), idx.end(),
                 [&](std::size_t a, std::size_t b) { return cands[a] < cands[b]; });
-      for (std::size_t i = 0; i < idx.size() && i < kDomainAttempts; ++i)
-        if (attempt(doms.nodes[static_cast<std::size_t>(ids[idx[i]])])) return result;
+      for (std::size_t i = 0; i < idx.size() && i < kDomainAttempts; ++i) {
+        if (attempt(doms.nodes[static_cast<std::size_t>(ids[idx[i]])])) {
+          result.scope_level = l;
+          result.scope_domain = ids[idx[i]];
+          return result;
+        }
+      }
     }
     return result;
   }
@@ -403,6 +412,10 @@ class Placer {
 };
 
 }  // namespace
+
+std::size_t packingSlot(const ResourceVector& request) {
+  return request[kGpu] > 0 ? kGpu : (request[kCpu] > 0 ? kCpu : kMemory);
+}
 
 KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVector& request,
                           TopologyMode mode, std::int32_t level) {

@@ -30,7 +30,15 @@ struct Placement {
   std::int32_t level = -1;
   std::int32_t domain = -1;
   std::int64_t domain_pods = 0;
+  // On success, the domain the pods were placed in: its level and id; -1, -1 for the
+  // whole cluster.
+  std::int32_t scope_level = -1;
+  std::int32_t scope_domain = -1;
 };
+
+// The resource by which nodes are ordered for a pod of `request` (packing, and freest first
+// on an empty cluster): GPU when it asks for any, else CPU when it asks for any, else memory.
+std::size_t packingSlot(const ResourceVector& request);
 
 // Places `counts[i]` pods of each pod set of gang `g` on free capacity, all or nothing,
 // without changing the state. Nodes must be usable and allowed by the pod's constraints.
@@ -38,7 +46,8 @@ struct Placement {
 // preferred level (or none) tries the narrowest domain that holds the gang first, then
 // wider levels, then the whole cluster. Among domains that hold it, the one with the
 // least room (best fit), ties by name. Inside, nodes with the least free capacity come
-// first (bin packing keeps whole nodes free for large gangs), ties by name; each pod's
+// first (bin packing keeps whole nodes free for large gangs), ties by name (on an empty
+// cluster the freest first); each pod's
 // GPUs come from one NVLink island and NUMA node where possible (gpu_picker.h).
 // Cost: one pass over the eligible nodes, plus a sort of the nodes that can take a pod.
 Placement placeGang(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,

@@ -68,6 +68,12 @@ struct Policy {
   // again (answer_memo.h). Off: every gang is tried, with the same decisions and
   // explanations. Tests compare the two.
   bool share_walk_answers = true;
+  // Plan a reservation again after a release only when that could move it: keep its plan
+  // while its nodes' free capacity, the nodes and the reservations before it are as they
+  // were and no other node of its domain has become freer than its least free node
+  // (reservation_plans.h). Off: every reservation is planned again whenever capacity was
+  // released, with the same decisions. Tests compare the two.
+  bool keep_reservation_plans = true;
 };
 
 }  // namespace troupe::queueing

@@ -31,17 +31,18 @@ void markReservation(EngineState& st, const Reservation& r) {
   }
 }
 
-// Where g's reservation goes now: the nodes of a plan of g on the cluster as if every
-// running pod had ended, freest nodes first, outside the reservations already marked.
-// Sorted; empty when g does not fit there.
-std::vector<NodeId> reservationNodes(EngineState& st, GangId g,
-                                     const std::vector<std::int32_t>& counts) {
+// A plan of g on the cluster as if every running pod had ended, freest nodes first,
+// outside the reservations already marked.
+Placement planReservation(EngineState& st, GangId g, const std::vector<std::int32_t>& counts) {
   PlaceOptions o;
   o.self = g;
   o.empty_cluster = true;
-  const Placement p = placeGang(st, g, counts, o);
+  return placeGang(st, g, counts, o);
+}
+
+// The nodes of a plan, sorted.
+std::vector<NodeId> nodesOf(const Placement& p) {
   std::vector<NodeId> nodes;
-  if (!p.ok) return nodes;
   for (const Pod& pod : p.pods) nodes.push_back(pod.node);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -57,32 +58,39 @@ std::vector<std::int32_t> minCounts(const GangState& gs) {
 
 }  // namespace
 
-// A reservation is a plan, not a hold on the nodes it was first given: at every cycle each
-// one is planned again, earliest granted first, on the nodes freest now (as Slurm's
-// backfill plans its top jobs afresh at every pass). Its gang then collects the capacity
-// that frees first wherever it frees, instead of waiting for the longest job on nodes
-// picked when it starved while the rest of the cluster fills with backfill. The freed room
-// of a reservation keeps it among the freest nodes, so it moves only when other nodes have
-// freed more. With no capacity released since the last plan (no pod ended or was evicted,
-// no node or reservation changed), capacity only shrank, and only on nodes no reservation
-// holds (others may not use them): the plan stands, and is not made again.
-void restoreReservations(EngineState& st, Seconds now) {
+// A reservation is a plan, not a hold on the nodes it was first given: each one is
+// planned again, earliest granted first, on the nodes freest now (as Slurm's backfill
+// plans its top jobs afresh at every pass). Its gang then collects the capacity that frees
+// first wherever it frees, instead of waiting for the longest job on nodes picked when it
+// starved while the rest of the cluster fills with backfill. The freed room of a
+// reservation keeps it among the freest nodes, so it moves only when other nodes have freed
+// as much or more. With no capacity released
+// since the last plan (no pod ended or was evicted, no node or reservation changed),
+// capacity only shrank, and only on nodes no reservation holds (others may not use them):
+// the plan stands, and is not made again. After a release, a reservation whose plan
+// provably stands (ReservationPlans::holds) is not planned again either.
+void restoreReservations(EngineState& st, AnswerMemo& memo, Seconds now) {
   for (NodeState& n : st.nodes) n.reserved_for = kNoGang;
-  const bool replan = st.reservations_planned_at != st.versions.release;
+  const bool released = st.reservations_planned_at != st.versions.release;
+  ReservationPlans& plans = memo.reservationPlans();
   std::vector<Reservation> kept;
+  std::vector<GangId> ahead;
   bool moved = false;
   for (Reservation& r : st.reservations) {
     if (r.gang == kNoGang) continue;
     const GangState& gs = st.gangs[r.gang];
     if (!gs.present || gs.running || gs.queue < 0) continue;
-    if (replan) {
-      std::vector<NodeId> nodes = reservationNodes(st, r.gang, minCounts(gs));
-      if (nodes.empty()) continue;  // no room left outside the earlier reservations
+    if (released && (moved || !st.policy.keep_reservation_plans || !plans.holds(st, r, ahead))) {
+      const Placement p = planReservation(st, r.gang, minCounts(gs));
+      if (!p.ok) continue;  // no room left outside the earlier reservations
+      std::vector<NodeId> nodes = nodesOf(p);
+      plans.planned(st, r.gang, nodes, p, ahead);
       moved = moved || nodes != r.nodes;
       r.nodes = std::move(nodes);
     }
     r.shadow_time = shadowTime(st, r.nodes, now);
     markReservation(st, r);
+    ahead.push_back(r.gang);
     kept.push_back(std::move(r));
   }
   if (kept.size() != st.reservations.size()) ++st.versions.reservations;
@@ -90,6 +98,7 @@ void restoreReservations(EngineState& st, Seconds now) {
   if (kept.size() != st.reservations.size() || moved) ++st.versions.release;
   st.reservations = std::move(kept);
   st.reservations_planned_at = st.versions.release;
+  plans.keepOnly(st.reservations);
 }
 
 bool reserve(EngineState& st, GangId g, const std::vector<std::int32_t>& counts, Seconds now) {
@@ -103,8 +112,9 @@ bool reserve(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
   if (held >= st.policy.max_reservations_per_queue) return false;
   Reservation r;
   r.gang = g;
-  r.nodes = reservationNodes(st, g, counts);
-  if (r.nodes.empty()) return false;
+  const Placement p = planReservation(st, g, counts);
+  if (!p.ok) return false;
+  r.nodes = nodesOf(p);
   r.shadow_time = shadowTime(st, r.nodes, now);
   markReservation(st, r);
   st.reservations.push_back(std::move(r));

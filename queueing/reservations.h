@@ -18,9 +18,10 @@ namespace troupe::queueing {
 
 // The start of a cycle: reservations whose gang left, runs, or lost its queue end; the
 // others, when capacity was released since they were last planned, are planned again,
-// earliest granted first, on the nodes freest now (a reservation with no room left ends);
-// each marks its nodes, with when those are expected free.
-void restoreReservations(EngineState& st, Seconds now);
+// earliest granted first, on the nodes freest now (a reservation with no room left ends),
+// but for those whose plan provably stands (the memo's ReservationPlans, while
+// Policy::keep_reservation_plans); each marks its nodes, with when those are expected free.
+void restoreReservations(EngineState& st, AnswerMemo& memo, Seconds now);
 
 // Reserves nodes for starving gang g at `counts` pods per pod set, if a reservation is
 // free to take (in all and for g's queue) and g could fit the cluster outside the other
