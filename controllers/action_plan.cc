@@ -53,6 +53,8 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     return it == cluster.gangs.end() ? nullptr : &it->second;
   };
 
+  // The gangs each preemptor preempts, in the order of the decisions.
+  std::vector<std::pair<std::string, std::vector<std::string>>> victims_of;
   for (const auto& p : decisions.preemptions) {
     const Gang* gang = gangOf(p.gang);
     if (!gang) continue;
@@ -63,9 +65,16 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     plan.events.push_back({p.gang, "Warning", "Preempted",
                            fmt::format("Preempted by {} ({}) in queue {}", p.preemptor,
                                        preemptionReasonName(p.reason), p.queue)});
-    plan.events.push_back({p.preemptor, "Normal", "Preempting",
-                           fmt::format("Preempting {} to reclaim capacity", p.gang)});
+    auto victims = std::find_if(victims_of.begin(), victims_of.end(),
+                                [&](const auto& v) { return v.first == p.preemptor; });
+    if (victims == victims_of.end())
+      victims = victims_of.insert(victims_of.end(), {p.preemptor, {}});
+    victims->second.push_back(p.gang);
   }
+  for (const auto& [preemptor, victims] : victims_of)
+    plan.events.push_back(
+        {preemptor, "Normal", "Preempting",
+         fmt::format("Preempting {} to reclaim capacity", fmt::join(victims, ", "))});
 
   for (const auto& r : decisions.resizes) {
     const Gang* gang = gangOf(r.gang);
@@ -110,7 +119,8 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     plan.events.push_back(
         {r.gang, "Normal", "Resized",
          fmt::format("Resized to {} pods (+{} -{}){}", size, r.added.size(), r.removed.size(),
-                     r.preemptor.empty() ? "" : fmt::format(" to make room for {}", r.preemptor))});
+                     r.preemptor.empty() ? "" : fmt::format(" to make room for {}", r.preemptor)),
+         !r.added.empty()});
   }
 
   for (const auto& a : decisions.admissions) {
@@ -124,7 +134,8 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
     }
     plan.events.push_back({a.gang, "Normal", "Admitted",
                            fmt::format("Admitted by queue {}: {} pods on {}", a.queue,
-                                       bindings->size(), describeNodes(*bindings))});
+                                       bindings->size(), describeNodes(*bindings)),
+                           true});
     plan.bindings.push_back({a.gang, a.queue, decisions.cycle, now, std::move(*bindings)});
   }
   plan.making_room = podsInTheWay(decisions, cluster, plan.bindings);

@@ -29,6 +29,10 @@ struct EventRecord {
   std::string type;  // "Normal" | "Warning"
   std::string reason;
   std::string message;
+  // Recorded only once the gang's bindings of this cycle are all made: an admission (or a
+  // growth) that waits for its victims to go is decided again by a later cycle, and
+  // recorded then, once.
+  bool on_binding = false;
 };
 
 struct PreemptionNotice {
@@ -56,6 +60,8 @@ struct ActionPlan {
   // containers may hold the GPUs for a whole grace period). A gang absent here binds at
   // once (controllers/pods_in_the_way.h).
   std::map<std::string, std::vector<PodRef>> making_room;
+  // One per happening to a gang: an admission, a resize, a preemption of it, and for each
+  // preemptor one naming every gang it preempts.
   std::vector<EventRecord> events;
   // Decisions that could not be mapped onto pods (a pod vanished since the snapshot): the
   // gang is skipped whole this cycle and the next cycle decides again.

@@ -121,7 +121,7 @@ void SchedulerLoop::runCycle() {
   closeJournal(cycle, records, outcomes, t);
   timer.step("journal");
   // 9. events
-  for (const auto& e : cycle.plan.events) events_.recordForGang(e);
+  recordEvents(cycle.plan.events, records, outcomes);
   timer.step("events");
   // 10. pending status
   const auto& engine = planner_.engine().engine();
@@ -223,6 +223,16 @@ void SchedulerLoop::closeJournal(const PlannedCycle& cycle,
     log::info("gang admitted",
               {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
   }
+}
+
+void SchedulerLoop::recordEvents(const std::vector<EventRecord>& events,
+                                 const std::vector<const state::AdmissionRecord*>& records,
+                                 const std::vector<AdmissionOutcome>& outcomes) {
+  std::set<std::string> bound;
+  for (std::size_t i = 0; i < records.size(); ++i)
+    if (outcomes[i] == AdmissionOutcome::Bound) bound.insert(records[i]->gang);
+  for (const auto& e : events)
+    if (!e.on_binding || bound.contains(e.gang)) events_.recordForGang(e);
 }
 
 void SchedulerLoop::recoverJournal() {

@@ -78,6 +78,10 @@ class SchedulerLoop {
   void closeJournal(const PlannedCycle& cycle,
                     const std::vector<const state::AdmissionRecord*>& records,
                     const std::vector<AdmissionOutcome>& outcomes, std::int64_t t);
+  // Step 9: the plan's events, those of bindings only for the gangs bound whole.
+  void recordEvents(const std::vector<EventRecord>& events,
+                    const std::vector<const state::AdmissionRecord*>& records,
+                    const std::vector<AdmissionOutcome>& outcomes);
   // Journal records a failed close left open, finished or rolled back as a new leader would.
   void recoverJournal();
   void logCycle(const PlannedCycle& cycle, const ApiObjects& objects, std::size_t admitted,

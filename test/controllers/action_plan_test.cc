@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "controllers/action_plan.h"
 #include "controllers/admission_recovery.h"
 #include "controllers/cluster_snapshot.h"
@@ -42,6 +44,43 @@ TEST_CASE("a preemption deletes every bound pod of the victim and names the pree
   CHECK_THAT(plan.events[0].message, Catch::Contains("Preempted by ml/newcomer"));
   // Nothing is bound in this cycle: nothing waits.
   CHECK(plan.making_room.empty());
+}
+
+TEST_CASE("a preemptor taking two gangs is told once, and its admission once it binds",
+          "[controllers][plan][events]") {
+  ApiObjects objects;
+  objects.nodes = {node("n1"), node("n2")};
+  objects.queues = {queue("team-a"), queue("team-b")};
+  objects.pod_groups = {podGroup("ml", "a1"), podGroup("ml", "a2"),
+                        podGroup("ml", "newcomer").minMember(2).queue("team-b")};
+  objects.pods = {pod("ml", "a1-0").group("a1").index(0).gpus(8).boundTo("n1", "0,1,2,3,4,5,6,7"),
+                  pod("ml", "a2-0").group("a2").index(0).gpus(8).boundTo("n2", "0,1,2,3,4,5,6,7"),
+                  pod("ml", "newcomer-0").group("newcomer").index(0).gpus(8),
+                  pod("ml", "newcomer-1").group("newcomer").index(1).gpus(8)};
+  auto cluster = buildClusterSnapshot(objects, {});
+  troupe::queueing::Decisions d;
+  for (const auto* victim : {"ml/a1", "ml/a2"})
+    d.preemptions.push_back(
+        {victim, "team-a", "ml/newcomer", troupe::queueing::PreemptionReason::Reclaim});
+  d.admissions.push_back(
+      {"ml/newcomer",
+       "team-b",
+       {{0, "n1", {0, 1, 2, 3, 4, 5, 6, 7}}, {0, "n2", {0, 1, 2, 3, 4, 5, 6, 7}}},
+       {2}});
+  auto plan = planActions(d, cluster, 100);
+  std::map<std::string, int> seen;  // "<gang> <reason>"
+  for (const auto& e : plan.events) seen[e.gang + " " + e.reason] += 1;
+  CHECK(seen == std::map<std::string, int>{{"ml/a1 Preempted", 1},
+                                           {"ml/a2 Preempted", 1},
+                                           {"ml/newcomer Preempting", 1},
+                                           {"ml/newcomer Admitted", 1}});
+  for (const auto& e : plan.events) {
+    INFO(e.gang << " " << e.reason);
+    if (e.reason == "Preempting") CHECK(e.message == "Preempting ml/a1, ml/a2 to reclaim capacity");
+    // The victims go now; the admission is told once its bindings are made, which may be a
+    // later cycle's, after its victims are gone.
+    CHECK(e.on_binding == (e.reason == "Admitted"));
+  }
 }
 
 namespace {

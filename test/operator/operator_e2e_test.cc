@@ -7,6 +7,7 @@
 #include "controllers/object_json.h"
 #include "kube/kube_client.h"
 #include "test/operator/cluster_fixture.h"
+#include "test/operator/manifests.h"
 
 using namespace troupe::operator_runtime::testing;
 using Json = nlohmann::json;
@@ -14,67 +15,6 @@ namespace res = troupe::kube::resources;
 namespace ctl = troupe::controllers;
 
 namespace {
-
-std::string queueYaml(const std::string& name, int guaranteed) {
-  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
-kind: Queue
-metadata:
-  name: {}
-spec:
-  resources:
-    nvidia.com/gpu:
-      guaranteed: "{}"
----
-)",
-                     name, guaranteed);
-}
-
-// One container asking for `gpus` GPUs, as the lines of a pod spec indented by `indent`.
-std::string containersYaml(int indent, int gpus) {
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
-  return fmt::format(
-      "{0}containers:\n{0}- name: trainer\n{0}  image: trainer:1\n{0}  resources:\n"
-      "{0}    limits:\n{0}      nvidia.com/gpu: \"{1}\"\n",
-      pad, gpus);
-}
-
-std::string jobYaml(const std::string& name, const std::string& queue, int replicas, int gpus,
-                    const std::string& extra_spec = "", const std::string& annotations = "") {
-  return fmt::format(R"(apiVersion: troupe.dev/v1alpha1
-kind: TrainingJob
-metadata:
-  name: {}
-  namespace: default
-spec:
-  queue: {}
-  replicas: {}
-{}  template:
-    metadata:
-      annotations:
-        troupe.dev/sim-exit-code: "0"
-{}    spec:
-{}---
-)",
-                     name, queue, replicas, extra_spec, annotations, containersYaml(6, gpus));
-}
-
-// A plain pod asking for Troupe, with these labels and GPUs.
-std::string plainPodYaml(const std::string& name, const std::map<std::string, std::string>& labels,
-                         int gpus) {
-  std::string label_lines;
-  for (const auto& [key, value] : labels) label_lines += fmt::format("\n    {}: {}", key, value);
-  return fmt::format(R"(apiVersion: v1
-kind: Pod
-metadata:
-  name: {}
-  namespace: default
-  labels:{}
-spec:
-  schedulerName: troupe
-{}---
-)",
-                     name, label_lines.empty() ? " {}" : label_lines, containersYaml(2, gpus));
-}
 
 std::string phaseOf(ClusterFixture& c, const std::string& job) {
   auto j = c.client().get({res::kTrainingJobs, "default", job, ""});
