@@ -168,7 +168,10 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   SnapshotFacts& facts = options.facts ? *options.facts : fresh;
   facts.pods.read(objects.pods);
   facts.nodes.read(objects.nodes);
-  facts.groups.read(objects.pod_groups);
+  // The PodGroups in the API and those of lone pods that have none there.
+  const ObjectList pod_groups =
+      facts.lone_groups.complete(objects.pod_groups, objects.pods, facts.pods);
+  facts.groups.read(pod_groups);
   if (options.facts) out.pod_reads = facts.pods.reads();
   // What bound pods no gang counts hold, by node: their requests and GPU indices.
   std::map<std::string, NodeHold> held_outside;
@@ -200,12 +203,12 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   for (std::size_t i = 0; i < by_group.size(); ++i) members[i] = by_group[i].second;
   // The groups in key order, and each group's pods as a range of `members`.
   std::vector<std::pair<std::string_view, std::size_t>> group_order;
-  group_order.reserve(objects.pod_groups.size());
-  for (std::size_t i = 0; i < objects.pod_groups.size(); ++i)
+  group_order.reserve(pod_groups.size());
+  for (std::size_t i = 0; i < pod_groups.size(); ++i)
     group_order.emplace_back(facts.groups[i].key, i);
   if (!std::is_sorted(group_order.begin(), group_order.end()))
     std::sort(group_order.begin(), group_order.end());
-  std::vector<std::pair<std::size_t, std::size_t>> members_of(objects.pod_groups.size());
+  std::vector<std::pair<std::size_t, std::size_t>> members_of(pod_groups.size());
   // A bound pod no gang will count still holds its node: one whose group does not exist
   // (not made yet, or deleted under it) or is finished while the pod lives on.
   auto holdOutside = [&](std::size_t from, std::size_t to) {
@@ -347,9 +350,9 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   std::vector<const PodFacts*> left_out;
   // Gangs. Room for every group: growing these moved every gang built so far, again and
   // again.
-  out.snapshot.running.reserve(objects.pod_groups.size());
-  out.running_started.reserve(objects.pod_groups.size());
-  for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
+  out.snapshot.running.reserve(pod_groups.size());
+  out.running_started.reserve(pod_groups.size());
+  for (std::size_t i = 0; i < pod_groups.size(); ++i) {
     const PodGroupFacts& group = facts.groups[i];
     if (take(group.key, facts.groups.shared(i))) continue;
     Gang gang;

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "controllers/gang_admissibility.h"
+#include "controllers/lone_pod_groups.h"
 #include "controllers/object_facts.h"
 #include "controllers/object_list.h"
 #include "queueing/snapshot.h"
@@ -121,6 +122,8 @@ struct SnapshotFacts {
   FactsCache<PodFacts> pods{readPodFacts};
   FactsCache<NodeFacts> nodes{readNodeFacts};
   FactsCache<PodGroupFacts> groups{readPodGroupFacts};
+  // The groups of lone pods not in the API, as the cycle reads them.
+  LonePodGroups lone_groups;
   // The snapshot of the build before, handed back by recycle(); a build takes it.
   std::optional<ClusterSnapshot> spare;
 };

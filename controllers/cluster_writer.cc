@@ -32,7 +32,7 @@ bool ClusterWriter::deletePod(const PodDeletion& d) {
     return false;
   }
   assumed_.deleted(d.ns + "/" + d.pod, d.uid, now());
-  log::info("pod deleted", {{"pod", d.ns + "/" + d.pod}, {"gang", d.gang}, {"reason", d.reason}});
+  log::debug("pod deleted", {{"pod", d.ns + "/" + d.pod}, {"gang", d.gang}, {"reason", d.reason}});
   return true;
 }
 

@@ -51,6 +51,12 @@ void EventWriter::record(const kube::ResourceType& type, const std::string& ns,
   recorder_.record(std::move(event));
 }
 
+kube::ObjectPtr EventWriter::lonePod(const std::string& gang) const {
+  auto pods = caches_.podsOfGroup(gang);
+  if (pods.size() != 1 || !label(*pods[0], api::kPodGroupLabel).empty()) return nullptr;
+  return pods[0];
+}
+
 void EventWriter::recordForGang(const EventRecord& e) {
   auto slash = e.gang.find('/');
   std::string ns = e.gang.substr(0, slash), name = e.gang.substr(slash + 1);
@@ -60,6 +66,8 @@ void EventWriter::recordForGang(const EventRecord& e) {
     record(res::kTrainingJobs, ns, owner->name, uidIn(caches_.trainingJobs(), ns, owner->name), e);
   } else if (owner && owner->kind == "Pod") {  // a lone pod's own group
     record(res::kPods, ns, owner->name, uidIn(caches_.pods(), ns, owner->name), e);
+  } else if (auto pod = pg ? nullptr : lonePod(e.gang)) {  // its group not in the API
+    record(res::kPods, ns, nameOf(*pod), stringAt(*pod, "/metadata/uid"), e);
   } else {
     record(res::kPodGroups, ns, name, pg ? stringAt(*pg, "/metadata/uid") : "", e);
   }

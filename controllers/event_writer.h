@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "controllers/action_plan.h"
+#include "kube/object_cache.h"
 
 namespace troupe::kube {
 class EventRecorder;
@@ -25,11 +26,14 @@ class EventWriter {
   // An event about the object of `type` "ns/name" with `uid` (empty when unknown).
   void record(const kube::ResourceType& type, const std::string& ns, const std::string& name,
               const std::string& uid, const EventRecord& event);
-  // An event about a gang goes to its TrainingJob when it has one, to a lone pod's pod,
-  // else to the PodGroup.
+  // An event about a gang goes to its TrainingJob when it has one, to a lone pod's pod
+  // (whether its group is in the API or not), else to the PodGroup.
   void recordForGang(const EventRecord& event);
 
  private:
+  // The lone pod whose group is `gang` "namespace/pod-<uid>", or null.
+  kube::ObjectPtr lonePod(const std::string& gang) const;
+
   kube::EventRecorder& recorder_;
   InformerCaches& caches_;
   const TimeSource& time_;

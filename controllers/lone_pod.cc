@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/well_known.h"
+#include "controllers/annotations.h"
 #include "controllers/object_json.h"
 
 namespace troupe::controllers {
@@ -38,12 +39,15 @@ Result<Json> lonePodGroup(const Json& pod) {
   Json spec{{"minMember", 1}, {"queue", queue}};
   if (auto cls = stringAt(pod, "/spec/priorityClassName"); !cls.empty())
     spec["priorityClassName"] = cls;
+  Json metadata{{"name", lonePodGroupName(stringAt(pod, "/metadata/uid"))},
+                {"namespace", namespaceOf(pod)},
+                {"ownerReferences", Json::array({owner})}};
+  // The pod's wait starts when the pod was made, not when its group is written.
+  if (auto created = parseTimestamp(stringAt(pod, "/metadata/creationTimestamp")))
+    metadata["annotations"] = {{std::string(kSubmittedAtAnnotation), std::to_string(*created)}};
   return Json{{"apiVersion", std::string(api::kApiVersion)},
               {"kind", std::string(api::kPodGroupKind)},
-              {"metadata",
-               {{"name", lonePodGroupName(stringAt(pod, "/metadata/uid"))},
-                {"namespace", namespaceOf(pod)},
-                {"ownerReferences", Json::array({owner})}}},
+              {"metadata", std::move(metadata)},
               {"spec", spec}};
 }
 

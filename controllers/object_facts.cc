@@ -158,8 +158,10 @@ PodFacts readPodFacts(const Json& pod) {
     const auto group = stringField(labels, api::kPodGroupLabel);
     if (!group.empty())
       out.group = out.ns + "/" + group;
-    else if (!out.uid.empty())
+    else if (!out.uid.empty()) {
       out.group = out.ns + "/" + lonePodGroupName(out.uid);
+      out.lone = true;
+    }
   }
   const auto index = stringField(labels, api::kReplicaIndexLabel);
   out.replica_index = index.empty() ? -1 : std::atoi(index.c_str());

@@ -50,7 +50,8 @@ struct PodFacts {
   // "namespace/podgroup" of a Troupe pod: the group it names, or its own
   // (controllers/lone_pod.h); empty for a pod Troupe does not schedule.
   std::string group;
-  std::string node;  // spec.nodeName, empty while unbound
+  bool lone = false;  // `group` is the pod's own (no troupe.dev/pod-group label)
+  std::string node;   // spec.nodeName, empty while unbound
   bool troupe = false;
   bool terminated = false;  // Succeeded or Failed
   bool deleting = false;

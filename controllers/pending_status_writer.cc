@@ -6,9 +6,12 @@
 
 #include "api/well_known.h"
 #include "common/helper_pool.h"
+#include "common/log.h"
 #include "controllers/cluster_writer.h"
+#include "controllers/first_status.h"
 #include "controllers/gang_admissibility.h"
 #include "controllers/informer_caches.h"
+#include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/pending_status.h"
 #include "controllers/resources.h"
@@ -19,6 +22,26 @@ namespace troupe::controllers {
 namespace res = kube::resources;
 
 namespace {
+
+// The PodGroup to write for the lone pod of `gang` (controllers/lone_pod_groups.h), which
+// waits at `t`, when it is due: once the pod has waited kFirstStatusDelaySeconds, as a new
+// job's first status does (a pod admitted by then never has a group in the API). Otherwise
+// nullopt, with `next` moved to when it is due.
+std::optional<Json> lonePodGroupDue(const InformerCaches& caches, const std::string& gang,
+                                    std::int64_t t, std::int64_t& next) {
+  const auto pods = caches.podsOfGroup(gang);
+  if (pods.size() != 1 || !label(*pods[0], api::kPodGroupLabel).empty()) return std::nullopt;
+  const auto created = parseTimestamp(stringAt(*pods[0], "/metadata/creationTimestamp"));
+  if (created && t < *created + kFirstStatusDelaySeconds) {
+    next = *created + kFirstStatusDelaySeconds;
+    return std::nullopt;
+  }
+  auto group = lonePodGroup(*pods[0]);
+  if (!group) return std::nullopt;
+  // Its status.pending follows once the caches have it.
+  next = t + 1;
+  return std::move(*group);
+}
 
 // status.pending of a gang that may not use its queue (controllers/gang_admissibility.h).
 Json inadmissiblePending(const std::string& queue, const std::string& why) {
@@ -40,6 +63,7 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     Json pending;
   };
   std::vector<Write> writes;
+  std::vector<Json> lone_groups;  // to create
   for (auto& due : schedule_.take(decisions.explained, t)) {
     // A gang no longer waiting is not put back on the schedule.
     auto gang = cluster.gangs.find(due.gang);
@@ -51,6 +75,8 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     std::int64_t next = t + kPendingRefreshSeconds;
     auto pg = caches_.podGroups().cache().get(due.gang);
     if (!pg) {
+      if (auto group = lonePodGroupDue(caches_, due.gang, t, next))
+        lone_groups.push_back(std::move(*group));
       schedule_.checked(due.gang, written_at, next);
       continue;
     }
@@ -82,7 +108,13 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
   for (const auto& [key, why] : cluster.inadmissible) {
     auto gang = cluster.gangs.find(key);
     auto pg = caches_.podGroups().cache().get(key);
-    if (gang == cluster.gangs.end() || !pg) continue;
+    if (gang == cluster.gangs.end()) continue;
+    if (!pg) {
+      std::int64_t next = t;
+      if (auto group = lonePodGroupDue(caches_, key, t, next))
+        lone_groups.push_back(std::move(*group));
+      continue;
+    }
     auto [type, target] = pendingTarget(pg);
     if (!target) continue;
     Json pending = inadmissiblePending(gang->second.queue, why);
@@ -90,6 +122,13 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     if (current != pending)
       writes.push_back({type, target, std::move(current), std::move(pending)});
   }
+  writer_.helpers().forEach(lone_groups.size(), kWriteWidth, [&](std::size_t i) {
+    const auto& group = lone_groups[i];
+    auto r = writer_.create(res::kPodGroups, namespaceOf(group), group);
+    if (!r && !r.error().isAlreadyExists())
+      log::warn("create failed",
+                {{"group", keyOf(group)}, {"kind", "PodGroup"}, {"error", r.error().describe()}});
+  });
   writer_.helpers().forEach(writes.size(), kWriteWidth, [&](std::size_t i) {
     const auto& w = writes[i];
     writer_.patchStatus(*w.type, namespaceOf(*w.target), nameOf(*w.target),

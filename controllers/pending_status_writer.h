@@ -15,10 +15,11 @@ struct ResourceType;
 }
 
 // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods
-// form the gang: the engine's explanation with the numbers (docs/api.md). Compared for the
-// gangs whose explanation this cycle changed and for those due a refresh
-// (PendingStatusSchedule), and written when it differs; a gang that may not use its queue
-// (controllers/gang_admissibility.h) waits as Inadmissible, compared every cycle. The
+// form the gang (a lone pod's group is written to the API first, once the pod has waited
+// kFirstStatusDelaySeconds, controllers/lone_pod_groups.h): the engine's explanation with the
+// numbers (docs/api.md). Compared for the gangs whose explanation this cycle changed and for those
+// due a refresh (PendingStatusSchedule), and written when it differs; a gang that may not use its
+// queue (controllers/gang_admissibility.h) waits as Inadmissible, compared every cycle. The
 // scheduling thread's.
 namespace troupe::controllers {
 

@@ -28,7 +28,7 @@ PodGroupReconciler::PodGroupReconciler(InformerCaches& caches, ClusterWriter& wr
 
 void PodGroupReconciler::reconcile(const std::string& key) {
   auto pg = caches_.podGroups().cache().get(key);
-  if (!pg) return makeLonePodGroup(key);
+  if (!pg) return tellPodsWithoutQueue(key);
   // Shared with the cache: a gang of hundreds of pods is reconciled on each member's
   // event, and copying every member each time made this quadratic in the gang's size.
   const ObjectList pods(caches_.podsOfGroup(key));
@@ -56,9 +56,10 @@ void PodGroupReconciler::reconcile(const std::string& key) {
       queue_.addAfter(podGroupItem(key), std::chrono::seconds(*wait));
 }
 
-// A lone pod's own PodGroup (controllers/lone_pod.h), made once the pod is seen; a pod
-// that names no queue gets a Warning event that says so instead.
-void PodGroupReconciler::makeLonePodGroup(const std::string& key) {
+// A lone pod's own PodGroup is written by the scheduler loop once the pod waits
+// (controllers/lone_pod_groups.h); a pod that names no queue, and so has no group, gets a
+// Warning event that says so.
+void PodGroupReconciler::tellPodsWithoutQueue(const std::string& key) {
   const auto ns = key.substr(0, key.find('/'));
   for (const auto& pod : caches_.podsOfGroup(key)) {
     const auto phase = stringAt(*pod, "/status/phase");
@@ -66,17 +67,9 @@ void PodGroupReconciler::makeLonePodGroup(const std::string& key) {
         phase == "Failed")
       continue;
     auto group = lonePodGroup(*pod);
-    if (!group) {
+    if (!group)
       events_.record(res::kPods, ns, nameOf(*pod), stringAt(*pod, "/metadata/uid"),
                      {key, "Warning", "NoQueue", group.error().describe()});
-      continue;
-    }
-    auto r = writer_.create(res::kPodGroups, ns, *group);
-    if (!r && !r.error().isAlreadyExists()) {
-      log::warn("create failed",
-                {{"pod", keyOf(*pod)}, {"kind", "PodGroup"}, {"error", r.error().describe()}});
-      queue_.addRateLimited(podGroupItem(key));
-    }
   }
 }
 

@@ -11,9 +11,9 @@ class WorkQueue;
 }
 
 // Brings a PodGroup's status to what its pods show (controllers/pod_group_status.h), with
-// the Preempted condition its troupe.dev/preempted-by annotation asks for; and makes the
-// PodGroup of a lone pod that names a queue but no group (controllers/lone_pod.h). Any
-// reconcile worker; never two on one group (the work queue's rule).
+// the Preempted condition its troupe.dev/preempted-by annotation asks for; a lone pod that
+// names no queue, and so has no group (controllers/lone_pod.h), is told so in an Event.
+// Any reconcile worker; never two on one group (the work queue's rule).
 namespace troupe::controllers {
 
 class ClusterWriter;
@@ -25,13 +25,13 @@ class PodGroupReconciler {
   PodGroupReconciler(InformerCaches& caches, ClusterWriter& writer, EventWriter& events,
                      kube::WorkQueue& queue, const TimeSource& time);
 
-  // The group "namespace/name", or the lone pod's group of that name when it does not
-  // exist yet.
+  // The group "namespace/name", or the lone pod of that group name when the group is not
+  // in the API.
   void reconcile(const std::string& key);
 
  private:
   std::int64_t now() const { return epochSeconds(time_.now()); }
-  void makeLonePodGroup(const std::string& key);
+  void tellPodsWithoutQueue(const std::string& key);
 
   InformerCaches& caches_;
   ClusterWriter& writer_;

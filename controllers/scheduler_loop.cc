@@ -179,8 +179,12 @@ std::vector<const state::AdmissionRecord*> SchedulerLoop::preempt(const PlannedC
                                                                   std::int64_t t) {
   const auto& plan = cycle.plan;
   for (const auto& p : plan.preempted) {
-    writer_.annotateGroup(p.gang, kPreemptedBy, p.preemptor);
+    // A lone pod's group not in the API has no status to tell it: its pod goes.
+    if (caches_.podGroups().cache().get(p.gang))
+      writer_.annotateGroup(p.gang, kPreemptedBy, p.preemptor);
     auto gang = cycle.cluster.gangs.find(p.gang);
+    log::info("gang preempted",
+              {{"gang", p.gang}, {"preemptor", p.preemptor}, {"reason", p.reason}});
     metrics_.add("troupe_preemptions_total",
                  {{"queue", gang != cycle.cluster.gangs.end() ? gang->second.queue : ""},
                   {"reason", p.reason}});
@@ -220,8 +224,10 @@ void SchedulerLoop::closeJournal(const PlannedCycle& cycle,
     metrics_.add("troupe_admissions_total", {{"queue", record.queue}});
     metrics_.observe("troupe_submission_to_admission_seconds", {{"queue", record.queue}},
                      static_cast<double>(std::max<std::int64_t>(0, waited)));
-    log::info("gang admitted",
-              {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
+    // Per gang, and so per pod of gangs of one: at debug, as every line whose number grows
+    // with the pods; the cycle's line counts them.
+    log::debug("gang admitted",
+               {{"gang", record.gang}, {"queue", record.queue}, {"pods", record.bindings.size()}});
   }
 }
 

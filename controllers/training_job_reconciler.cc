@@ -110,7 +110,7 @@ void TrainingJobReconciler::onPhase(const std::string& key, const Json& job,
                                     const TrainingJobPlan& plan) {
   const auto t = now();
   const auto queue_name = stringAt(job, "/spec/queue");
-  log::info("job phase", {{"job", key}, {"from", from}, {"to", to}});
+  log::debug("job phase", {{"job", key}, {"from", from}, {"to", to}});
   auto stopped = [&](state::StopReason reason, const char* what) {
     account(key, what, [&] { return state_.accounting().stopped(key, t, reason); });
   };

@@ -60,6 +60,15 @@ class PodBuilder {
     j_["metadata"]["labels"]["troupe.dev/pod-group"] = g;
     return *this;
   }
+  // The queue of a lone pod (no troupe.dev/pod-group label).
+  PodBuilder& queue(const std::string& q) {
+    j_["metadata"]["labels"]["troupe.dev/queue"] = q;
+    return *this;
+  }
+  PodBuilder& createdAt(const std::string& timestamp) {
+    j_["metadata"]["creationTimestamp"] = timestamp;
+    return *this;
+  }
   PodBuilder& index(int i) {
     j_["metadata"]["labels"]["troupe.dev/replica-index"] = std::to_string(i);
     return *this;

@@ -85,6 +85,9 @@ spec:
   containers:
   - name: trainer
     image: trainer:1
+    resources:
+      limits:
+        nvidia.com/gpu: "16"
 ---
 )";
 
@@ -115,7 +118,8 @@ TEST_CASE("the operator under the chart's ServiceAccount uses every rule the cha
         return !c.client().get({res::kTrainingJobs, "default", "short", ""});
       },
       std::chrono::seconds(30)));
-  // A plain pod naming its queue gets a PodGroup the operator makes, owned by the pod.
+  // A plain pod naming its queue that waits (no node has 16 GPUs) gets a PodGroup the
+  // operator makes, owned by the pod, to say why.
   c.kubectl("apply -f -", kLonePod);
 
   auto used = [&](const Grant& g, const std::vector<Decision>& decisions) {

@@ -574,18 +574,12 @@ TEST_CASE("a plain pod without a PodGroup runs in the queue its label names",
   REQUIRE(c.eventually([&] { return running("solo"); }));
   auto solo = c.client().get({res::kPods, "default", "solo", ""});
   REQUIRE(solo);
-  // Its own PodGroup, owned by the pod, tells its state.
+  // Admitted at once, it never had a PodGroup in the API: its admission is an Event on it.
   const auto group = "pod-" + ctl::stringAt(*solo, "/metadata/uid");
+  CHECK_FALSE(c.client().get({res::kPodGroups, "default", group, ""}));
   REQUIRE(c.eventually([&] {
-    auto g = c.client().get({res::kPodGroups, "default", group, ""});
-    return g && ctl::stringAt(*g, "/status/phase") == "Running";
+    return c.kubectl("describe pod solo").find("Admitted by queue team-a") != std::string::npos;
   }));
-  auto g = c.client().get({res::kPodGroups, "default", group, ""});
-  REQUIRE(g);
-  CHECK(ctl::stringAt(*g, "/spec/queue") == "team-a");
-  const Json owner = g->value(Json::json_pointer("/metadata/ownerReferences/0"), Json());
-  CHECK(owner.value("kind", "") == "Pod");
-  CHECK(owner.value("name", "") == "solo");
   // The pod that names no queue is told so, where kubectl describe shows it, and waits.
   REQUIRE(c.eventually([&] {
     auto out = c.kubectl("describe pod lost");
@@ -593,20 +587,35 @@ TEST_CASE("a plain pod without a PodGroup runs in the queue its label names",
            out.find("troupe.dev/queue") != std::string::npos;
   }));
   CHECK_FALSE(running("lost"));
-  // A second lone pod that does not fit beside the first waits for its GPUs, then runs;
-  // the first one's group goes with it.
+  // A second lone pod that does not fit beside the first waits for its GPUs: it gets its
+  // own PodGroup, owned by the pod, which says why; then it runs, and the group goes with
+  // the pod.
   c.kubectl("apply -f -", plainPodYaml("next", in_team_a, 4));
+  std::string next_group;
   REQUIRE(c.eventually([&] {
     auto p = c.client().get({res::kPods, "default", "next", ""});
     if (!p) return false;
-    auto pg = c.client().get(
-        {res::kPodGroups, "default", "pod-" + ctl::stringAt(*p, "/metadata/uid"), ""});
+    next_group = "pod-" + ctl::stringAt(*p, "/metadata/uid");
+    auto pg = c.client().get({res::kPodGroups, "default", next_group, ""});
     return pg && !ctl::stringAt(*pg, "/status/pending/reason").empty();
   }));
+  auto g = c.client().get({res::kPodGroups, "default", next_group, ""});
+  REQUIRE(g);
+  CHECK(ctl::stringAt(*g, "/spec/queue") == "team-a");
+  const Json owner = g->value(Json::json_pointer("/metadata/ownerReferences/0"), Json());
+  CHECK(owner.value("kind", "") == "Pod");
+  CHECK(owner.value("name", "") == "next");
   CHECK_FALSE(running("next"));
   c.kubectl("delete pod solo --wait=false");
   REQUIRE(c.eventually([&] { return running("next"); }));
-  REQUIRE(c.eventually([&] { return !c.client().get({res::kPodGroups, "default", group, ""}); }));
+  REQUIRE(c.eventually([&] {
+    auto pg = c.client().get({res::kPodGroups, "default", next_group, ""});
+    return pg && ctl::stringAt(*pg, "/status/phase") == "Running";
+  }));
+  c.kubectl("delete pod next --wait=false");
+  REQUIRE(c.eventually([&] {
+    return !c.client().get({res::kPodGroups, "default", next_group, ""});
+  }));
 }
 
 TEST_CASE("a gang on a node that fails restarts whole on the nodes left",
