@@ -43,8 +43,16 @@ void QueueReconciler::reconcile(const ObjectList& queues, const queueing::Engine
     const auto* problem = cluster.admissibility->forest().problem(name);
     auto status = renderQueueStatus(q, computed, cluster.names, counts[name], problem, t);
     Json old_status = q.value("status", Json::object());
-    if (old_status != status)
-      status_writes.push_back({name, std::move(old_status), std::move(status)});
+    if (old_status != status) {
+      const bool numbers_only =
+          old_status.value("conditions", Json()) == status.value("conditions", Json());
+      auto last = written_at_.find(name);
+      if (!numbers_only || last == written_at_.end() ||
+          t - last->second >= kQueueStatusRefreshSeconds) {
+        written_at_[name] = t;
+        status_writes.push_back({name, std::move(old_status), std::move(status)});
+      }
+    }
     if (auto it = specs.find(name); it != specs.end()) {
       const auto& spec = *it->second;
       for (std::size_t slot = 0; slot < cluster.names.size(); ++slot) {

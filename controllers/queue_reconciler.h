@@ -18,6 +18,12 @@ namespace troupe::controllers {
 
 class ClusterWriter;
 
+// A Queue's status is written at once when its conditions change, but when only its numbers
+// move (its allocation and counts change with every admission: under load, every cycle) at
+// most this often. The scheduler loop cycles at least every 2 s, so the numbers are at most
+// that much older than this.
+inline constexpr std::int64_t kQueueStatusRefreshSeconds = 2;
+
 class QueueReconciler {
  public:
   QueueReconciler(ClusterWriter& writer, MetricsRegistry& metrics);
@@ -35,6 +41,9 @@ class QueueReconciler {
   MetricsRegistry& metrics_;
   // Queues that cannot take jobs, as last logged: name -> reason and error.
   std::map<std::string, std::string> unusable_;
+  // When each queue's status was last written (seconds): its numbers are written at most
+  // every kQueueStatusRefreshSeconds.
+  std::map<std::string, std::int64_t> written_at_;
 };
 
 }  // namespace troupe::controllers
