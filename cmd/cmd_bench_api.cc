@@ -8,6 +8,7 @@
 #include "bench/api/server_benchmark.h"
 #include "bench/support/machine_info.h"
 #include "cmd/commands.h"
+#include "cmd/serve_operator_token.h"
 
 namespace troupe::cmd {
 
@@ -21,6 +22,10 @@ constexpr double kWatchP99TargetMs = 50;
 constexpr int kWatchTargetWatchers = 1000;
 constexpr double kBoundPerSecondTarget = 5000;
 constexpr double kReclaimTargetMs = 1000;
+// The operator's writes a lone pod: its binding and one Event, as kube-scheduler's pod.
+constexpr double kLonePodWritesTarget = 2;
+// The operator's writes a gang beside its bindings.
+constexpr double kGangWritesTarget = 4;
 
 const char* verdict(bool met) { return met ? "met" : "missed"; }
 
@@ -100,7 +105,10 @@ int runScheduler(const SchedulerBenchOptions& options) {
       "through a watch\n\n",
       options.workload == BenchWorkload::TrainingJobs
           ? "jobs (TrainingJobs: the operator makes each PodGroup, Service and pod)"
-          : "jobs (a PodGroup and its pods, made by the benchmark as another operator would)",
+      : options.workload == BenchWorkload::Pods
+          ? "jobs (a PodGroup and its pods, made by the benchmark as another operator would)"
+          : "jobs (single-pod jobs: a pod naming its queue, a gang of one; gangs: a PodGroup "
+            "and its pods)",
       options.threads);
   std::fflush(stdout);
   auto result = runSchedulerBench(options, [](const std::string& line) {
@@ -131,6 +139,10 @@ int runScheduler(const SchedulerBenchOptions& options) {
   fmt::print("- server memory after the reclaim: RSS {:.0f} MiB, peak {:.0f} MiB\n",
              static_cast<double>(result->rss_bytes) / kMiB,
              static_cast<double>(result->hwm_bytes) / kMiB);
+  fmt::print("\nThe operator's writes, from the server's request log (user {}):\n",
+             options.operator_user);
+  for (const auto* phase : {&result->single, &result->gangs, &result->backlog})
+    if (phase->jobs > 0) fmt::print("{}", operatorWritesLine(*phase));
   // Every pod bound costs the store a number of durable writes (the job, its group and
   // pod, the binding, status writes, Events); at that cost the target is a write rate.
   fmt::print("\nWrites the store committed, and what the target asks at the same cost:\n");
@@ -149,6 +161,27 @@ int runScheduler(const SchedulerBenchOptions& options) {
                phase->pods_bound_per_second, kBoundPerSecondTarget,
                verdict(phase->bound == phase->pods &&
                        phase->pods_bound_per_second >= kBoundPerSecondTarget));
+  }
+  // kube-scheduler writes a binding and an Event a pod. A gang of one must cost no more; a
+  // gang of N its N bindings and a few writes for the gang (status once per transition,
+  // one Event per transition), however large N.
+  if (options.workload == BenchWorkload::LonePods) {
+    for (const auto* phase : {&result->single, &result->backlog}) {
+      if (phase->jobs == 0) continue;
+      fmt::print(
+          "- {}: {:.2f} operator writes a pod, Queues' aside (target <= {:.2f}, "
+          "kube-scheduler's): {}\n",
+          phase->name, operatorPodWritesPerPod(*phase), kLonePodWritesTarget,
+          verdict(operatorPodWritesPerPod(*phase) <= kLonePodWritesTarget));
+    }
+  }
+  if (options.workload != BenchWorkload::TrainingJobs) {
+    const double target = 1.0 + kGangWritesTarget / options.gang_size;
+    fmt::print(
+        "- {}: {:.2f} operator writes a pod, Queues' aside (target <= 1 + {:.0f}/{} = {:.2f}): "
+        "{}\n",
+        result->gangs.name, operatorPodWritesPerPod(result->gangs), kGangWritesTarget,
+        options.gang_size, target, verdict(operatorPodWritesPerPod(result->gangs) <= target));
   }
   const bool full = result->borrower_pods_bound * 8 >= result->gpus;
   for (const auto* attempt : {&result->one_gpu, &result->one_node}) {
@@ -195,6 +228,7 @@ void addApiBenchCommands(CLI::App& bench) {
 
   auto scheduler = std::make_shared<SchedulerBenchOptions>();
   scheduler->crd_dir = TROUPE_CRDS_DIR;
+  scheduler->operator_user = kOperatorUser;
   auto* scheduler_cmd = bench.add_subcommand(
       "scheduler", "The operator end to end: pods bound/s, create-to-bound latency, reclaim time");
   scheduler_cmd->add_option("--nodes", scheduler->nodes, "Nodes of 8 GPUs")->capture_default_str();
@@ -227,11 +261,13 @@ void addApiBenchCommands(CLI::App& bench) {
   scheduler_cmd
       ->add_option("--workload", scheduler->workload,
                    "What each job is: trainingjobs (the default: the operator makes its "
-                   "PodGroup, Service and pods) or pods (the benchmark makes a PodGroup and "
-                   "its pods)")
+                   "PodGroup, Service and pods), pods (the benchmark makes a PodGroup and "
+                   "its pods) or lone-pods (single-pod jobs are pods naming their queue, "
+                   "gangs as with pods)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, BenchWorkload>{{"trainingjobs", BenchWorkload::TrainingJobs},
-                                               {"pods", BenchWorkload::Pods}},
+                                               {"pods", BenchWorkload::Pods},
+                                               {"lone-pods", BenchWorkload::LonePods}},
           CLI::ignore_case));
   scheduler_cmd->add_option("--serve-log", scheduler->serve_log,
                             "Keep the server's log (with the operator's) in this file");

@@ -9,6 +9,7 @@
 #include "apiserver/standalone_server.h"
 #include "apiserver/storage/sqlite_object_store.h"
 #include "cmd/commands.h"
+#include "cmd/serve_operator_token.h"
 #include "common/log.h"
 #include "common/metrics_registry.h"
 #include "dashboard/static_files.h"
@@ -47,14 +48,15 @@ struct ServeFlags {
 };
 
 // A client of this server's own API through the loopback (loopback/): each request goes to
-// the handler the HTTPS sessions call, on the calling thread, with the admin token, so the
+// the handler the HTTPS sessions call, on the calling thread, with `token`, so the
 // operator and the kubelets pass the same authentication, admission and storage as kubectl
 // without TLS, sockets or the server's I/O threads between them and the handlers.
 std::unique_ptr<kube::RestKubeClient> loopbackClient(apiserver::StandaloneServer& server,
-                                                     const std::string& user_agent) {
+                                                     const std::string& user_agent,
+                                                     const std::string& token) {
   kube::ClientConfig config;
   config.source = "troupe serve (loopback)";
-  config.token = server.adminToken();
+  config.token = token;
   config.user_agent = user_agent;
   // The server is local: the client-side limit only guards against runaway loops, so it
   // sits well above what the server can commit (a few thousand writes a second). At 1,000
@@ -75,8 +77,9 @@ struct InProcessOperator {
 // Starts the operator on a loopback client, with its state store in DATA_DIR/operator. One
 // replica, so no leader election.
 Result<InProcessOperator> startOperator(apiserver::StandaloneServer& server,
-                                        const std::string& data_dir, const TimeSource& time) {
-  auto client = loopbackClient(server, "");
+                                        const std::string& token, const std::string& data_dir,
+                                        const TimeSource& time) {
+  auto client = loopbackClient(server, "", token);
   operator_runtime::OperatorOptions options;
   options.state_dir = std::filesystem::path(data_dir) / "operator";
   options.leader_elect = false;
@@ -199,6 +202,12 @@ int runServe(const ServeFlags& flags) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The in-process operator's own identity, in the token file the server reads at start.
+  auto operator_token = serveOperatorToken(flags.data_dir);
+  if (!operator_token) {
+    fmt::print(stderr, "troupe serve: {}\n", operator_token.error().describe());
+    return 1;
+  }
   apiserver::StandaloneServer server(options, std::move(store.value()));
   if (auto started = server.start(); !started) {
     fmt::print(stderr, "troupe serve: {}\n", started.error().describe());
@@ -246,7 +255,7 @@ int runServe(const ServeFlags& flags) {
     kubelet::SimulatedClusterOptions kubelet_options;
     kubelet_options.speed = *sim_speed;
     auto started = kubelet::StandaloneKubelets::start(
-        loopbackClient(server, "troupe-kubelet (simulated)"), kubelet_options);
+        loopbackClient(server, "troupe-kubelet (simulated)", server.adminToken()), kubelet_options);
     if (!started) {
       fmt::print(stderr, "troupe serve: simulated kubelets: {}\n", started.error().describe());
       stop_all();
@@ -262,7 +271,7 @@ int runServe(const ServeFlags& flags) {
   std::unique_ptr<kube::RestKubeClient> operator_client;  // outlives the operator
   std::unique_ptr<operator_runtime::Operator> the_operator;
   if (!flags.no_operator) {
-    auto started = startOperator(server, flags.data_dir, time);
+    auto started = startOperator(server, *operator_token, flags.data_dir, time);
     if (!started) {
       fmt::print(stderr, "troupe serve: operator: {}\n", started.error().describe());
       stop_all();

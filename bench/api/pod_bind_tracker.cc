@@ -64,6 +64,7 @@ void PodBindTracker::onEvent(const kube::WatchEvent& event) {
   // A TrainingJob's pod, or a pod of a PodGroup the benchmark made itself.
   std::string job = labels.value("troupe.dev/job-name", "");
   if (job.empty()) job = labels.value("troupe.dev/pod-group", "");
+  if (job.empty()) job = labels.value("bench.troupe.dev/job", "");  // a lone pod's
   if (job.empty()) return;
   std::string pod = meta.value("name", "");
   if (event.type == kube::WatchEventType::Deleted) {

@@ -11,6 +11,7 @@
 
 #include "bench/api/parallel_requests.h"
 #include "bench/api/pod_bind_tracker.h"
+#include "bench/api/request_log.h"
 #include "bench/api/serve_child.h"
 #include "bench/support/generated_cluster.h"
 #include "bench/support/process_cpu.h"
@@ -48,12 +49,25 @@ json plainPod(const std::string& group, int index, int gpus) {
                                          {"resources", resources}}})}}}};
 }
 
-// One job of the chosen workload: a TrainingJob, or a PodGroup then its pods.
+// A lone pod: a gang of one in `queue`, labelled with its job's name for the bind tracker.
+json lonePod(const std::string& job, const std::string& queue, int gpus) {
+  json pod = plainPod(job, 0, gpus);
+  pod["metadata"]["labels"] = {{"troupe.dev/queue", queue}, {"bench.troupe.dev/job", job}};
+  return pod;
+}
+
+// One job of the chosen workload: a TrainingJob, a lone pod, or a PodGroup then its pods.
 Status createJob(kube::KubeClient& client, BenchWorkload workload, const std::string& name,
                  const std::string& queue_name, int replicas, int gpus) {
   if (workload == BenchWorkload::TrainingJobs) {
     auto made = client.create(kube::resources::kTrainingJobs, kNamespace,
                               trainingJobObject(name, queue_name, replicas, gpus), {});
+    if (!made) return Status(made.error());
+    return Status();
+  }
+  if (workload == BenchWorkload::LonePods && replicas == 1) {
+    auto made =
+        client.create(kube::resources::kPods, kNamespace, lonePod(name, queue_name, gpus), {});
     if (!made) return Status(made.error());
     return Status();
   }
@@ -99,17 +113,21 @@ Result<int64_t> readRevision(ServeChild& server) {
   return int64_t{revision};
 }
 
+// The server's request log, in its work directory.
+std::string requestLogOf(const ServeChild& server) { return server.workDir() + "/requests.log"; }
+
 // What the server stood at when a phase's clock started.
 struct PhaseStart {
   int64_t ns = 0;
   CpuReading cpu;
   int64_t revision = 0;
+  int64_t request_log_size = 0;
 };
 
 Result<PhaseStart> startPhase(ServeChild& server) {
   auto revision = readRevision(server);
   if (!revision) return revision.error();
-  return PhaseStart{nowNs(), readCpu(server), *revision};
+  return PhaseStart{nowNs(), readCpu(server), *revision, requestLogSize(requestLogOf(server))};
 }
 
 // Waits until every pod of `phase` is bound (or the timeout) and times each from its
@@ -134,6 +152,18 @@ Status measureBinds(ServeChild& server, PodBindTracker& tracker,
   phase.server_cpu_seconds = cpu_at_end.server - start.cpu.server;
   phase.client_cpu_seconds = cpu_at_end.client - start.cpu.client;
   phase.writes = *revision_at_end - start.revision;
+  // The operator records Events without waiting for them, so some of a phase's are written
+  // after its last bind: its writes are counted once they stop coming (off the clock), so
+  // that none is counted in the next phase.
+  std::map<std::string, int64_t> counted;
+  const auto settle_deadline = Clock::now() + std::chrono::seconds(10);
+  for (int unchanged = 0; unchanged < 4 && Clock::now() < settle_deadline;) {
+    auto now = writesBy(requestLogOf(server), options.operator_user, start.request_log_size);
+    unchanged = now == counted ? unchanged + 1 : 0;
+    counted = std::move(now);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  phase.operator_writes = std::move(counted);
   std::vector<double> latency_ms;
   int64_t last_ns = first_ns;
   for (const auto& bind : tracker.binds(group)) {
@@ -332,6 +362,7 @@ Result<SchedulerBenchResult> runSchedulerBench(
   serve.sim_speed = options.sim_speed;
   serve.log_file = options.serve_log;
   serve.log_level = options.serve_log_level;
+  serve.authorization_log = "requests.log";  // in its work directory: requestLogOf()
   on_progress(fmt::format("starting troupe serve on {} nodes", options.nodes));
   auto server = ServeChild::start(serve);
   std::filesystem::remove(cluster_file);
@@ -384,12 +415,35 @@ Result<SchedulerBenchResult> runSchedulerBench(
 
 std::string schedulerMarkdownHeader() {
   return "| phase | jobs | pods | bound | jobs created/s | pods bound/s | create to bound p50 / "
-         "p99 ms | seconds | CPU ms a pod, server / benchmark | writes a pod | writes/s |\n"
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+         "p99 ms | seconds | CPU ms a pod, server / benchmark | writes a pod | operator writes "
+         "a pod | writes/s |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 }
 
 double writesPerPod(const SchedulingPhase& phase) {
   return phase.bound > 0 ? static_cast<double>(phase.writes) / phase.bound : 0;
+}
+
+double operatorWritesPerPod(const SchedulingPhase& phase) {
+  int64_t n = 0;
+  for (const auto& [kind, count] : phase.operator_writes) n += count;
+  return phase.bound > 0 ? static_cast<double>(n) / phase.bound : 0;
+}
+
+double operatorPodWritesPerPod(const SchedulingPhase& phase) {
+  int64_t n = 0;
+  for (const auto& [kind, count] : phase.operator_writes)
+    if (kind.find(" queues") == std::string::npos) n += count;
+  return phase.bound > 0 ? static_cast<double>(n) / phase.bound : 0;
+}
+
+std::string operatorWritesLine(const SchedulingPhase& phase) {
+  std::string out = fmt::format("- {}: the operator's writes a pod bound, {:.2f}:", phase.name,
+                                operatorWritesPerPod(phase));
+  for (const auto& [kind, count] : phase.operator_writes)
+    out += fmt::format(" {} {:.2f};", kind,
+                       phase.bound > 0 ? static_cast<double>(count) / phase.bound : 0.0);
+  return out + "\n";
 }
 
 double writesPerSecond(const SchedulingPhase& phase) {
@@ -400,11 +454,11 @@ std::string schedulerMarkdownRow(const SchedulingPhase& phase) {
   const double per_pod_ms = phase.bound > 0 ? 1000.0 / phase.bound : 0;
   return fmt::format(
       "| {} | {} | {} | {} | {:.0f} | {:.0f} | {:.1f} / {:.1f} | {:.1f} | {:.2f} / {:.2f} | "
-      "{:.1f} | {:.0f} |\n",
+      "{:.1f} | {:.2f} | {:.0f} |\n",
       phase.name, phase.jobs, phase.pods, phase.bound, phase.jobs_created_per_second,
       phase.pods_bound_per_second, phase.create_to_bound.p50_ms, phase.create_to_bound.p99_ms,
       phase.seconds, phase.server_cpu_seconds * per_pod_ms, phase.client_cpu_seconds * per_pod_ms,
-      writesPerPod(phase), writesPerSecond(phase));
+      writesPerPod(phase), operatorWritesPerPod(phase), writesPerSecond(phase));
 }
 
 }  // namespace troupe::bench

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "bench/api/latency.h"
@@ -16,7 +17,9 @@ namespace troupe::bench {
 // makes its PodGroup, Service and pods), or a PodGroup and its pods made by the benchmark
 // itself, as another operator's pods join Troupe (the scheduler alone, as kube-scheduler's
 // SchedulingBasic creates pods).
-enum class BenchWorkload { TrainingJobs, Pods };
+// LonePods: each single-pod job is a pod of its own that names its queue (a gang of one, as
+// kube-scheduler's pods are), the gangs a PodGroup and its pods as with Pods.
+enum class BenchWorkload { TrainingJobs, Pods, LonePods };
 
 struct SchedulerBenchOptions {
   BenchWorkload workload = BenchWorkload::TrainingJobs;
@@ -33,6 +36,8 @@ struct SchedulerBenchOptions {
   std::string crd_dir;
   std::string serve_log;  // keep the server's log in this file (empty: dropped)
   std::string serve_log_level = "info";
+  // The in-process operator's user in the server's request log, whose writes are counted.
+  std::string operator_user;
 };
 
 inline constexpr const char* kBacklogPhaseName = "backlog released, timed from the release";
@@ -62,6 +67,11 @@ struct SchedulingPhase {
   // store, since the writes that follow the last binds (their kubelets' reports, their
   // jobs' Running status) fall after the span.
   int64_t writes = 0;
+  // The operator's own writes from the phase's start until they stop coming after its last
+  // bind (a second without one, at most 10 s), from the server's request log, by
+  // "<verb> <resource>[/<subresource>]". Status written later (jobs that start running
+  // after that) falls outside.
+  std::map<std::string, int64_t> operator_writes;
 };
 
 // One job in a queue guaranteed 8 GPUs (one node), while another queue borrows the rest.
@@ -96,6 +106,13 @@ Result<SchedulerBenchResult> runSchedulerBench(
 // Durable writes the store committed over a phase, a pod bound and a second.
 double writesPerPod(const SchedulingPhase& phase);
 double writesPerSecond(const SchedulingPhase& phase);
+// The operator's writes over a phase, a pod bound: all of them, and those to the pods' own
+// objects (pods, bindings, groups, jobs, Events: all but the Queues' status and annotations,
+// written per queue, not per pod).
+double operatorWritesPerPod(const SchedulingPhase& phase);
+double operatorPodWritesPerPod(const SchedulingPhase& phase);
+// One line of what the operator wrote a pod in the phase, by kind.
+std::string operatorWritesLine(const SchedulingPhase& phase);
 
 std::string schedulerMarkdownHeader();
 std::string schedulerMarkdownRow(const SchedulingPhase& phase);

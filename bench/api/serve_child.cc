@@ -80,6 +80,11 @@ Result<std::unique_ptr<ServeChild>> ServeChild::start(const ServeChildOptions& o
   else
     args.insert(args.end(), {"--cluster", options.cluster_file});
   if (!options.operator_in_process) args.push_back("--no-operator");
+  if (!options.authorization_log.empty())
+    args.insert(args.end(),
+                {"--authorization-log", options.authorization_log.front() == '/'
+                                            ? options.authorization_log
+                                            : child->work_dir_ + "/" + options.authorization_log});
   if (!options.kubelets) args.push_back("--no-kubelets");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -22,6 +22,9 @@ struct ServeChildOptions {
   bool kubelets = false;
   double sim_speed = 1;
   std::string log_level = "info";
+  // The server's record of every request (--authorization-log), a path relative to the
+  // child's work directory unless absolute; empty: none.
+  std::string authorization_log;
   // Where the child's stdout and stderr go; empty: a file in its temp dir, removed with it.
   std::string log_file;
   // How long to wait for the server to answer after the start (it loads the cluster first).
