@@ -1,5 +1,6 @@
 #include "controllers/pod_group_reconciler.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "api/well_known.h"
@@ -21,6 +22,31 @@ namespace troupe::controllers {
 
 namespace res = kube::resources;
 
+namespace {
+
+// Whether `a` and `b` differ in the pods' counts alone.
+bool countsOnlyChanged(Json a, Json b) {
+  for (const char* count : {"scheduled", "running", "succeeded", "failed"}) {
+    a.erase(count);
+    b.erase(count);
+  }
+  return a == b;
+}
+
+}  // namespace
+
+std::int64_t PodGroupReconciler::countsWait(const std::string& key, std::int64_t now) {
+  std::lock_guard lock(mu_);
+  auto it = written_at_.find(key);
+  if (it == written_at_.end()) return 0;
+  return std::max<std::int64_t>(0, it->second + kGroupCountsRefreshSeconds - now);
+}
+
+void PodGroupReconciler::written(const std::string& key, std::int64_t now) {
+  std::lock_guard lock(mu_);
+  written_at_[key] = now;
+}
+
 PodGroupReconciler::PodGroupReconciler(InformerCaches& caches, ClusterWriter& writer,
                                        EventWriter& events, kube::WorkQueue& queue,
                                        const TimeSource& time)
@@ -28,7 +54,11 @@ PodGroupReconciler::PodGroupReconciler(InformerCaches& caches, ClusterWriter& wr
 
 void PodGroupReconciler::reconcile(const std::string& key) {
   auto pg = caches_.podGroups().cache().get(key);
-  if (!pg) return tellPodsWithoutQueue(key);
+  if (!pg) {
+    std::lock_guard lock(mu_);
+    written_at_.erase(key);
+    return tellPodsWithoutQueue(key);
+  }
   // Shared with the cache: a gang of hundreds of pods is reconciled on each member's
   // event, and copying every member each time made this quadratic in the gang's size.
   const ObjectList pods(caches_.podsOfGroup(key));
@@ -44,8 +74,15 @@ void PodGroupReconciler::reconcile(const std::string& key) {
   Json old_status = pg->value("status", Json::object());
   if (old_status.contains("pending") && status.value("phase", "") == "Pending")
     status["pending"] = old_status["pending"];
-  if (old_status != status)
-    writer_.patchStatus(res::kPodGroups, namespaceOf(*pg), nameOf(*pg), old_status, status);
+  if (old_status != status) {
+    const auto wait = countsOnlyChanged(old_status, status) ? countsWait(key, now()) : 0;
+    if (wait > 0) {
+      queue_.addAfter(podGroupItem(key), std::chrono::seconds(wait));
+    } else {
+      writer_.patchStatus(res::kPodGroups, namespaceOf(*pg), nameOf(*pg), old_status, status);
+      written(key, now());
+    }
+  }
   if (status.value("phase", "") == "Pending" && pg->contains("spec") &&
       (*pg)["spec"].contains("scheduleTimeoutSeconds"))
     queue_.addAfter(podGroupItem(key), std::chrono::seconds(5));

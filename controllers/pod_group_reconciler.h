@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "common/clock.h"
@@ -20,6 +22,12 @@ class ClusterWriter;
 class EventWriter;
 class InformerCaches;
 
+// A group's status is written at once when its phase or conditions change, but when only its
+// pod counts move (scheduled, running, ... change as a gang's pods start one by one) at most
+// this often: a gang of 100 would otherwise be patched once per reconcile its pods' reports
+// bring. The last counts are written when the wait is over.
+inline constexpr std::int64_t kGroupCountsRefreshSeconds = 2;
+
 class PodGroupReconciler {
  public:
   PodGroupReconciler(InformerCaches& caches, ClusterWriter& writer, EventWriter& events,
@@ -32,12 +40,19 @@ class PodGroupReconciler {
  private:
   std::int64_t now() const { return epochSeconds(time_.now()); }
   void tellPodsWithoutQueue(const std::string& key);
+  // Seconds until group `key`'s pod counts may be written again (0: now), at most one such
+  // write every kGroupCountsRefreshSeconds.
+  std::int64_t countsWait(const std::string& key, std::int64_t now);
+  void written(const std::string& key, std::int64_t now);
 
   InformerCaches& caches_;
   ClusterWriter& writer_;
   EventWriter& events_;
   kube::WorkQueue& queue_;
   const TimeSource& time_;
+  std::mutex mu_;
+  // When each group's status was last written (seconds), for the counts' refresh.
+  std::map<std::string, std::int64_t> written_at_;
 };
 
 }  // namespace troupe::controllers
