@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "api/phases.h"
+#include "common/check.h"
 #include "controllers/conditions.h"
 #include "controllers/first_status.h"
 #include "controllers/object_json.h"
@@ -57,6 +59,8 @@ nlohmann::json computePodGroupStatus(const nlohmann::json& pg, const ObjectList&
   } else {
     phase = "Pending";
   }
+  TROUPE_CHECK(api::isListedPhase(api::kPodGroupPhases, phase),
+               "PodGroup phase {} is not in api/phases.h", phase);
   status["phase"] = phase;
   if (scheduled > 0) setCondition(status, "Admitted", true, "Admitted", "", now, generation);
   return status;

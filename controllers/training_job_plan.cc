@@ -6,7 +6,9 @@
 #include <map>
 #include <set>
 
+#include "api/phases.h"
 #include "api/well_known.h"
+#include "common/check.h"
 #include "controllers/annotations.h"
 #include "controllers/conditions.h"
 #include "controllers/first_status.h"
@@ -51,7 +53,11 @@ std::string validate(const Json& job) {
   return {};
 }
 
-void setPhase(Json& status, const std::string& phase) { status["phase"] = phase; }
+void setPhase(Json& status, const std::string& phase) {
+  TROUPE_CHECK(api::isListedPhase(api::kTrainingJobPhases, phase),
+               "TrainingJob phase {} is not in api/phases.h", phase);
+  status["phase"] = phase;
+}
 
 void setOnce(Json& status, const char* field, std::int64_t now) {
   if (!status.contains(field) || !status[field].is_string() ||

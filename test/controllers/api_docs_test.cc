@@ -1,11 +1,12 @@
-// docs/api.md is what users read to know the reason and condition names: it must name every
-// one the code writes.
+// docs/api.md is what users read to know the reason, condition and phase names: it must name
+// every one the code writes.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "api/phases.h"
 #include "api/well_known.h"
 #include "queueing/decisions.h"
 
@@ -20,7 +21,7 @@ std::string apiDoc() {
 
 }  // namespace
 
-TEST_CASE("docs/api.md names every pending reason and condition type the code writes",
+TEST_CASE("docs/api.md names every pending reason, condition type and phase the code writes",
           "[controllers][docs]") {
   const std::string doc = apiDoc();
   REQUIRE_FALSE(doc.empty());
@@ -34,4 +35,13 @@ TEST_CASE("docs/api.md names every pending reason and condition type the code wr
     INFO("condition type " << name << " is not in docs/api.md");
     CHECK(doc.find("`" + name + "`") != std::string::npos);
   }
+  auto checkPhases = [&](const char* kind, const auto& phases) {
+    for (auto phase : phases) {
+      const std::string name(phase);
+      INFO(kind << " phase " << name << " is not in docs/api.md");
+      CHECK(doc.find("`" + name + "`") != std::string::npos);
+    }
+  };
+  checkPhases("TrainingJob", troupe::api::kTrainingJobPhases);
+  checkPhases("PodGroup", troupe::api::kPodGroupPhases);
 }
