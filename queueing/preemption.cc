@@ -481,11 +481,8 @@ class Search {
     return false;
   }
 
-  // The rules on the final set (preemption_rules.h) (a shrink and an eviction of the same
-  // gang count once, as the eviction).
-  // The chosen victims of queue vq, those that free the most of vq's fair share first
-  // (the costlier on a tie): what retries leave out, one at a time, when vq would lose too
-  // much.
+  // vq's chosen victims, freeing the most of vq's fair share first (the costlier on a tie):
+  // what retries leave out, one at a time, when vq would lose too much.
   std::vector<GangId> victimsOf(const std::vector<std::size_t>& chosen, QueueId vq) {
     const QueueState& v = st_.queues[static_cast<std::size_t>(vq)];
     std::vector<std::pair<double, std::size_t>> by_share;
@@ -503,9 +500,10 @@ class Search {
     return out;
   }
 
+  // The rules on the final set (preemption_rules.h): what breaks one, or empty.
   std::string checkRules(std::vector<std::size_t>& chosen, const Exclusions& excluded,
                          Exclusions& offence) {
-    // An eviction makes the same gang's shrink redundant.
+    // An eviction makes the same gang's shrink redundant: they count once, as the eviction.
     std::vector<std::size_t> kept;
     for (std::size_t j : chosen) {
       const Candidate& c = nth(j);
@@ -542,9 +540,8 @@ class Search {
     return broken;
   }
 
-  // Whether evicting every candidate of the preemptor's own queue that `excluded` leaves
-  // would keep that queue within the within-queue rule (an upper bound of what any set of
-  // them frees: each gang's whole holding).
+  // Whether evicting every candidate of the preemptor's own queue that `excluded` leaves keeps
+  // it within the within-queue rule (each gang's whole holding: the most any set frees).
   bool ownVictimsMayDo(const Exclusions& excluded) const {
     std::vector<GangId> gangs;
     for (const Candidate* c : candidates_)
