@@ -59,7 +59,7 @@ std::optional<JobPhase> parseJobPhase(const std::string& text);
 // Why a job is not running, with the numbers the decision was made on, so that
 // `kubectl describe` answers "why is my job not running".
 struct PendingExplanation {
-  std::string reason;   // e.g. QueueLimitExceeded, InsufficientCapacity (docs/api.md)
+  std::string reason;   // a PendingReason's name, e.g. QueueAtLimit, NoPlacement (docs/api.md)
   std::string message;  // one human sentence with the numbers
   std::string queue;
   ResourceList request;     // what the gang asks for in all

@@ -121,7 +121,7 @@ TEST_CASE("whatever the CRD schemas refuse, the C++ validation refuses", "[api][
        {{{"type", "Admitted"},
          {"status", "False"},
          {"lastTransitionTime", "2025-01-01T00:00:00Z"}}}},
-      {"pending", {{"reason", "QueueLimitExceeded"}, {"limit", {{"nvidia.com/gpu", "96"}}}}}};
+      {"pending", {{"reason", "QueueAtLimit"}, {"limit", {{"nvidia.com/gpu", "96"}}}}}};
   mutate<TrainingJob>("trainingjobs.troupe.dev.yaml", job, seed);
 
   auto queue_docs = parseYamlDocuments(

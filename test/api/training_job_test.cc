@@ -64,10 +64,10 @@ TEST_CASE("a TrainingJob survives encode and decode, status included", "[api][tr
   job.spec.min_replicas = 2;
   job.status.phase = JobPhase::Queued;
   job.status.selector = "troupe.dev/job-name=llama-70b";
-  setCondition(job.status.conditions, {"Admitted", "False", "QueueLimitExceeded", "waiting"},
+  setCondition(job.status.conditions, {"Admitted", "False", "QueueAtLimit", "waiting"},
                "2025-01-01T00:00:00Z");
   job.status.pending =
-      PendingExplanation{"QueueLimitExceeded",
+      PendingExplanation{"QueueAtLimit",
                          "team-a would hold 40 nvidia.com/gpu, above its limit of 32",
                          "team-a",
                          {{"nvidia.com/gpu", Quantity::fromMilli(32000)}},

@@ -91,11 +91,6 @@ spec:
 ---
 )";
 
-std::string phaseOf(ClusterFixture& c, const std::string& name) {
-  auto j = c.client().get({res::kTrainingJobs, "default", name, ""});
-  return j ? ctl::stringAt(*j, "/status/phase") : "";
-}
-
 }  // namespace
 
 TEST_CASE("the operator under the chart's ServiceAccount uses every rule the chart grants it",
@@ -107,10 +102,10 @@ TEST_CASE("the operator under the chart's ServiceAccount uses every rule the cha
   c.kubectl("apply -f -", kSetup);
   // 2 x 8 = 16 GPUs: the whole cluster, at low priority, running long.
   c.kubectl("apply -f -", job("low", 2, "low", "", "600"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "low") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("low") == "Running"; }));
   // A high-priority gang of 8 preempts the low one (a whole gang: all 16 GPUs freed).
   c.kubectl("apply -f -", job("urgent", 1, "high", "", "600"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "urgent") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("urgent") == "Running"; }));
   // A short job in the 8 GPUs left runs, succeeds and is deleted at once (TTL 0).
   c.kubectl("apply -f -", job("short", 1, "high", "  ttlSecondsAfterFinished: 0\n", "1"));
   REQUIRE(c.eventually(

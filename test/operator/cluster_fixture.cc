@@ -25,6 +25,7 @@ namespace troupe::operator_runtime::testing {
 
 using Json = nlohmann::json;
 namespace res = kube::resources;
+namespace ctl = controllers;
 
 ClusterFixture::ClusterFixture(ClusterFixtureOptions options)
     : options_(options), chart_(renderChartIdentity()) {
@@ -252,6 +253,11 @@ std::string ClusterFixture::kubectl(const std::string& args, const std::string& 
   INFO("kubectl " << args << "\n" << out);
   REQUIRE(rc == 0);
   return out;
+}
+
+std::string ClusterFixture::jobPhase(const std::string& job) {
+  auto j = client_->get({res::kTrainingJobs, "default", job, ""});
+  return j ? ctl::stringAt(*j, "/status/phase") : "";
 }
 
 Json ClusterFixture::get(const std::string& what) {

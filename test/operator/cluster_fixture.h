@@ -57,6 +57,9 @@ class ClusterFixture {
   std::string kubectl(const std::string& args, const std::string& input = "");
   // The object as JSON (kubectl get -o json), or null when absent.
   nlohmann::json get(const std::string& what);
+  // A TrainingJob's status.phase in "default", read with the admin's client; "" when the
+  // job is absent or has no phase yet.
+  std::string jobPhase(const std::string& job);
   // Polls `condition` every 50 ms until true or `timeout`; false on timeout.
   bool eventually(const std::function<bool()>& condition,
                   std::chrono::milliseconds timeout = std::chrono::seconds(20));

@@ -19,11 +19,6 @@ namespace ctl = troupe::controllers;
 
 namespace {
 
-std::string phaseOf(ClusterFixture& c, const std::string& job) {
-  auto j = c.client().get({res::kTrainingJobs, "default", job, ""});
-  return j ? ctl::stringAt(*j, "/status/phase") : "";
-}
-
 // How many times each "<object> <reason>" was recorded by the operator, counting an
 // Event's `count` (a repeat Kubernetes folded into one Event is still a repeat).
 std::map<std::string, int> operatorEvents(ClusterFixture& c) {
@@ -58,15 +53,15 @@ TEST_CASE("a reclaim records one Event per preemption and one per admission",
   c.kubectl("apply -f -", team_a);
   REQUIRE(c.eventually([&] {
     for (int i = 1; i <= 4; ++i)
-      if (phaseOf(c, fmt::format("a{}", i)) != "Running") return false;
+      if (c.jobPhase(fmt::format("a{}", i)) != "Running") return false;
     return true;
   }));
   c.kubectl("apply -f -", jobYaml("b1", "team-b", 2, 8));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(20)));
+  REQUIRE(c.eventually([&] { return c.jobPhase("b1") == "Running"; }, std::chrono::seconds(20)));
   // Two of team-a's jobs gave back their 16 GPUs.
   std::vector<std::string> victims;
   for (int i = 1; i <= 4; ++i)
-    if (auto name = fmt::format("a{}", i); phaseOf(c, name) != "Running") victims.push_back(name);
+    if (auto name = fmt::format("a{}", i); c.jobPhase(name) != "Running") victims.push_back(name);
   REQUIRE(victims.size() == 2);
   // Events still in flight are written.
   std::this_thread::sleep_for(std::chrono::seconds(2));

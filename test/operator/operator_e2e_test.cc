@@ -16,11 +16,6 @@ namespace ctl = troupe::controllers;
 
 namespace {
 
-std::string phaseOf(ClusterFixture& c, const std::string& job) {
-  auto j = c.client().get({res::kTrainingJobs, "default", job, ""});
-  return j ? ctl::stringAt(*j, "/status/phase") : "";
-}
-
 // The pods in "default" that match a label selector; null if the list failed.
 Json podsWith(ClusterFixture& c, const std::string& selector) {
   troupe::kube::ListOptions options;
@@ -55,7 +50,7 @@ TEST_CASE("a gang that does not fit never gets a pod bound while a smaller job r
   c.kubectl("apply -f -", queueYaml("team-a", 16));
   // big: 3 x 8 = 24 GPUs > 16 in the cluster; small: 2 x 4 = 8.
   c.kubectl("apply -f -", jobYaml("big", "team-a", 3, 8) + jobYaml("small", "team-a", 2, 4));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "small") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("small") == "Running"; }));
   CHECK(boundPods(c, "small") == 2);
   // The big gang waits whole, and says why.
   REQUIRE(c.eventually([&] {
@@ -65,7 +60,7 @@ TEST_CASE("a gang that does not fit never gets a pod bound while a smaller job r
   CHECK(boundPods(c, "big") == 0);
   // The explanation makes the job's first status due (controllers/first_status.h): Queued
   // follows it at once.
-  CHECK(c.eventually([&] { return phaseOf(c, "big") == "Queued"; }, std::chrono::seconds(5)));
+  CHECK(c.eventually([&] { return c.jobPhase("big") == "Queued"; }, std::chrono::seconds(5)));
   auto big = c.get("tj big");
   INFO(big.dump(2));
   CHECK_FALSE(ctl::stringAt(big, "/status/pending/message").empty());
@@ -93,23 +88,23 @@ TEST_CASE("a job runs to completion and a failed pod restarts the whole gang", "
   c.kubectl("apply -f -", queueYaml("team-a", 16));
   c.kubectl("apply -f -", jobYaml("ok", "team-a", 2, 4, "",
                                   "        troupe.dev/sim-duration-seconds: \"0.5\"\n"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "ok") == "Succeeded"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("ok") == "Succeeded"; }));
 
   c.kubectl("apply -f -",
             jobYaml("flaky", "team-a", 2, 4,
                     "  restartPolicy:\n    maxRestarts: 1\n    backoffSeconds: 1\n", ""));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("flaky") == "Running"; }));
   // Simulate a failure of replica 1.
   (void)c.client().patch({res::kPods, "default", "flaky-1", "status"},
                          Json{{"status", {{"phase", "Failed"}}}}, {});
   REQUIRE(c.eventually([&] {
     auto j = c.client().get({res::kTrainingJobs, "default", "flaky", ""});
-    return j && ctl::intAt(*j, "/status/restarts") == 1 && phaseOf(c, "flaky") == "Running";
+    return j && ctl::intAt(*j, "/status/restarts") == 1 && c.jobPhase("flaky") == "Running";
   }));
   // A second failure passes maxRestarts: the job fails.
   (void)c.client().patch({res::kPods, "default", "flaky-0", "status"},
                          Json{{"status", {{"phase", "Failed"}}}}, {});
-  REQUIRE(c.eventually([&] { return phaseOf(c, "flaky") == "Failed"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("flaky") == "Failed"; }));
   CHECK(c.eventually([&] { return boundPods(c, "flaky") <= 1; }));
 }
 
@@ -117,11 +112,11 @@ TEST_CASE("suspend deletes the pods and resume runs the job again", "[operator][
   ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
   c.kubectl("apply -f -", queueYaml("team-a", 8));
   c.kubectl("apply -f -", jobYaml("s", "team-a", 2, 4));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("s") == "Running"; }));
   c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":true}}'");
-  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Suspended" && boundPods(c, "s") == 0; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("s") == "Suspended" && boundPods(c, "s") == 0; }));
   c.kubectl("patch tj s --type=merge -p '{\"spec\":{\"suspend\":false}}'");
-  REQUIRE(c.eventually([&] { return phaseOf(c, "s") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("s") == "Running"; }));
   CHECK(boundPods(c, "s") == 2);
 }
 
@@ -131,12 +126,12 @@ TEST_CASE("a team borrowing idle GPUs gives them back when the owner submits", "
   // team-a takes all 16 GPUs: 8 of its own, 8 borrowed from team-b.
   c.kubectl("apply -f -", jobYaml("a1", "team-a", 1, 8) + jobYaml("a2", "team-a", 1, 8));
   REQUIRE(
-      c.eventually([&] { return phaseOf(c, "a1") == "Running" && phaseOf(c, "a2") == "Running"; }));
+      c.eventually([&] { return c.jobPhase("a1") == "Running" && c.jobPhase("a2") == "Running"; }));
   c.kubectl("apply -f -",
             jobYaml("b1", "team-b", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"2\"\n"));
   // One of team-a's jobs is preempted within seconds and team-b runs.
-  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(15)));
-  auto a1 = phaseOf(c, "a1"), a2 = phaseOf(c, "a2");
+  REQUIRE(c.eventually([&] { return c.jobPhase("b1") == "Running"; }, std::chrono::seconds(15)));
+  auto a1 = c.jobPhase("a1"), a2 = c.jobPhase("a2");
   CHECK(((a1 == "Suspended") != (a2 == "Suspended")));
   auto victim = a1 == "Suspended" ? std::string("a1") : std::string("a2");
   auto j = c.get("tj " + victim);
@@ -147,8 +142,8 @@ TEST_CASE("a team borrowing idle GPUs gives them back when the owner submits", "
       said_preempted = true;
   CHECK(said_preempted);
   // When team-b finishes, team-a's job resumes.
-  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Succeeded"; }, std::chrono::seconds(15)));
-  REQUIRE(c.eventually([&] { return phaseOf(c, victim) == "Running"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return c.jobPhase("b1") == "Succeeded"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return c.jobPhase(victim) == "Running"; }, std::chrono::seconds(15)));
 }
 
 TEST_CASE("an operator killed at random moments leaves no partial gang and loses no job",
@@ -180,7 +175,7 @@ TEST_CASE("an operator killed at random moments leaves no partial gang and loses
     REQUIRE(c.eventually([&] {
       for (int i = 0; i < kJobs; ++i) {
         int n = boundPods(c, fmt::format("j{}", i));
-        if (n == 1 && phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+        if (n == 1 && c.jobPhase(fmt::format("j{}", i)) != "Succeeded") return false;
       }
       return true;
     }));
@@ -189,7 +184,7 @@ TEST_CASE("an operator killed at random moments leaves no partial gang and loses
   REQUIRE(c.eventually(
       [&] {
         for (int i = 0; i < kJobs; ++i)
-          if (phaseOf(c, fmt::format("j{}", i)) != "Succeeded") return false;
+          if (c.jobPhase(fmt::format("j{}", i)) != "Succeeded") return false;
         return true;
       },
       std::chrono::seconds(60)));
@@ -273,7 +268,7 @@ TEST_CASE("after an operator is killed mid-admission its queue usage equals the 
     CHECK(boundGpus() <= 16);
   }
   // Every job is still there: suspended, queued or running, none lost.
-  for (const auto& job : jobs) CHECK_FALSE(phaseOf(c, job).empty());
+  for (const auto& job : jobs) CHECK_FALSE(c.jobPhase(job).empty());
 }
 
 namespace {
@@ -303,10 +298,10 @@ TEST_CASE("an elastic job starts at its minimum and grows when capacity frees",
   // A blocker holds 8 of the 16 GPUs until it is deleted: a timed blocker could finish before
   // the elastic job starts on a loaded machine, and the job would start at 4.
   c.kubectl("apply -f -", jobYaml("blocker", "team-a", 1, 8));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "blocker") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("blocker") == "Running"; }));
   // elastic: 2..4 pods of 4 GPUs; 8 GPUs are free, so it starts with 2.
   c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("elastic") == "Running"; }));
   CHECK(boundPods(c, "elastic") == 2);
   // The blocker goes; the elastic job grows to 4.
   c.kubectl("delete trainingjob blocker --wait=false");
@@ -321,7 +316,7 @@ TEST_CASE("an elastic job shrinks rather than being evicted when its borrowed GP
   // queue's and 8 borrowed from team-b.
   c.kubectl("apply -f -", jobYaml("elastic", "team-a", 4, 4, "  minReplicas: 2\n"));
   REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "elastic") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("elastic") == "Running"; }));
   const std::string uid = ctl::stringAt(c.get("tj elastic"), "/metadata/uid");
   // The pods that must survive the reclaim, by uid: an eviction would delete every pod and
   // requeue the job, which could be admitted again at its minimum before team-b's job runs.
@@ -335,7 +330,7 @@ TEST_CASE("an elastic job shrinks rather than being evicted when its borrowed GP
   // team-b takes its guarantee back: 2 pods of 4 GPUs, any 8 GPUs will do.
   c.kubectl("apply -f -",
             jobYaml("b1", "team-b", 2, 4, "", "        troupe.dev/sim-duration-seconds: \"3\"\n"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Running"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return c.jobPhase("b1") == "Running"; }, std::chrono::seconds(15)));
   // The elastic job gave back two pods and kept running on the other two: not suspended,
   // not restarted.
   CHECK(boundPods(c, "elastic") == 2);
@@ -365,7 +360,7 @@ TEST_CASE("an elastic job shrinks rather than being evicted when its borrowed GP
   CHECK(resized);
   CHECK_FALSE(preempted);
   // team-b's job finishes and nobody waits: the elastic job grows back to 4.
-  REQUIRE(c.eventually([&] { return phaseOf(c, "b1") == "Succeeded"; }, std::chrono::seconds(15)));
+  REQUIRE(c.eventually([&] { return c.jobPhase("b1") == "Succeeded"; }, std::chrono::seconds(15)));
   REQUIRE(c.eventually([&] { return boundPods(c, "elastic") == 4; }, std::chrono::seconds(20)));
   CHECK(ctl::intAt(c.get("tj elastic"), "/status/restarts") == 0);
 }
@@ -379,15 +374,15 @@ TEST_CASE("a higher priority job preempts a lower one but never a non-preemptibl
                               jobYaml("keep", "team-a", 1, 8,
                                       "  priorityClassName: low\n  preemptible: false\n"));
   REQUIRE(c.eventually(
-      [&] { return phaseOf(c, "low") == "Running" && phaseOf(c, "keep") == "Running"; }));
+      [&] { return c.jobPhase("low") == "Running" && c.jobPhase("keep") == "Running"; }));
   c.kubectl("apply -f -", jobYaml("urgent", "team-a", 1, 8, "  priorityClassName: high\n"));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "urgent") == "Running"; }));
-  CHECK(phaseOf(c, "low") == "Suspended");
-  CHECK(phaseOf(c, "keep") == "Running");
+  REQUIRE(c.eventually([&] { return c.jobPhase("urgent") == "Running"; }));
+  CHECK(c.jobPhase("low") == "Suspended");
+  CHECK(c.jobPhase("keep") == "Running");
   // A second urgent job finds only the non-preemptible one: it waits.
   c.kubectl("apply -f -", jobYaml("urgent2", "team-a", 1, 8, "  priorityClassName: high\n"));
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  CHECK(phaseOf(c, "keep") == "Running");
+  CHECK(c.jobPhase("keep") == "Running");
   CHECK(boundPods(c, "urgent2") == 0);
 }
 
@@ -399,7 +394,7 @@ TEST_CASE("a gang that requires one rack lands in one rack or waits", "[operator
             jobYaml("r0", "team-a", 1, 8, "", "        troupe.dev/sim-duration-seconds: \"3\"\n") +
                 jobYaml("r1", "team-a", 1, 8));
   REQUIRE(
-      c.eventually([&] { return phaseOf(c, "r0") == "Running" && phaseOf(c, "r1") == "Running"; }));
+      c.eventually([&] { return c.jobPhase("r0") == "Running" && c.jobPhase("r1") == "Running"; }));
   auto n0 = nodesOf(c, "r0"), n1 = nodesOf(c, "r1");
   REQUIRE(n0.size() == 1);
   REQUIRE(n1.size() == 1);
@@ -412,7 +407,7 @@ TEST_CASE("a gang that requires one rack lands in one rack or waits", "[operator
     CHECK(boundPods(c, "ranked") == 0);
   }
   REQUIRE(
-      c.eventually([&] { return phaseOf(c, "ranked") == "Running"; }, std::chrono::seconds(20)));
+      c.eventually([&] { return c.jobPhase("ranked") == "Running"; }, std::chrono::seconds(20)));
   auto nodes = nodesOf(c, "ranked");
   REQUIRE(nodes.size() == 2);
   CHECK(rackOf(nodes[0]) == rackOf(nodes[1]));
@@ -436,7 +431,7 @@ TEST_CASE("kubectl scale resizes a job within its elastic range", "[operator][e2
   // Deletion is graceful: the pod lingers with a deletionTimestamp until its kubelet stops it.
   CHECK(c.eventually([&] { return !c.client().get({res::kPods, "default", "sc-3", ""}).ok(); }));
   // The two left start Running once their kubelet has started them.
-  CHECK(c.eventually([&] { return phaseOf(c, "sc") == "Running"; }));
+  CHECK(c.eventually([&] { return c.jobPhase("sc") == "Running"; }));
 }
 
 TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
@@ -451,9 +446,9 @@ TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
   // machine, 4 s once ran out before the steps in between were done.
   const std::string eight_seconds = "        troupe.dev/sim-duration-seconds: \"8\"\n";
   c.kubectl("apply -f -", jobYaml("s1", "team-a", 1, 8, "", eight_seconds));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "s1") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("s1") == "Running"; }));
   c.kubectl("apply -f -", jobYaml("s2", "team-a", 1, 8, "", eight_seconds));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "s2") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("s2") == "Running"; }));
   // big needs all 16 GPUs; it starves (waits more than 1 s, counted in whole seconds)
   // while s1 and s2 still run.
   c.kubectl("apply -f -", jobYaml("big", "team-a", 2, 8, "", two_seconds));
@@ -464,7 +459,7 @@ TEST_CASE("a job waiting past maxWaitSeconds is served before later ones",
   // Later jobs that would each fit in the GPUs s1 frees.
   c.kubectl("apply -f -", jobYaml("s3", "team-a", 1, 8) + jobYaml("s4", "team-a", 1, 8));
   bool big_ran =
-      c.eventually([&] { return phaseOf(c, "big") == "Running"; }, std::chrono::seconds(20));
+      c.eventually([&] { return c.jobPhase("big") == "Running"; }, std::chrono::seconds(20));
   INFO(c.get("tj big")["status"].dump(2));
   INFO(c.get("tj s3")["status"].dump(2));
   REQUIRE(big_ran);
@@ -503,10 +498,10 @@ spec:
   CHECK(boundPods(c, "wide") == 0);
   // A job that fits beside the foreign pod runs.
   c.kubectl("apply -f -", jobYaml("narrow", "team-a", 1, 2));
-  REQUIRE(c.eventually([&] { return phaseOf(c, "narrow") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("narrow") == "Running"; }));
   c.kubectl("delete tj narrow --wait=false");
   c.kubectl("delete pod foreign --wait=false");
-  REQUIRE(c.eventually([&] { return phaseOf(c, "wide") == "Running"; }));
+  REQUIRE(c.eventually([&] { return c.jobPhase("wide") == "Running"; }));
   CHECK(boundPods(c, "wide") == 2);
 }
 

@@ -191,10 +191,6 @@ std::string allocatedGpus(ClusterFixture& c, const std::string& queue) {
   return q["status"].value("allocated", Json::object()).value("nvidia.com/gpu", "");
 }
 
-std::string phaseOf(ClusterFixture& c, const std::string& job) {
-  return ctl::stringAt(c.get("tj " + job), "/status/phase");
-}
-
 }  // namespace
 
 TEST_CASE("a reclaim waits for its victims to terminate and never shares a GPU, across a restart",
@@ -216,8 +212,8 @@ TEST_CASE("a reclaim waits for its victims to terminate and never shares a GPU, 
                               jobYaml("a2", "team-a", 1, 1, 8, 4) +
                               jobYaml("e1", "team-a", 2, 1, 8, 4));
   REQUIRE(c.eventually([&] {
-    return phaseOf(c, "a1") == "Running" && phaseOf(c, "a2") == "Running" &&
-           phaseOf(c, "e1") == "Running" && ctl::intAt(c.get("tj e1"), "/status/replicas") == 2;
+    return c.jobPhase("a1") == "Running" && c.jobPhase("a2") == "Running" &&
+           c.jobPhase("e1") == "Running" && ctl::intAt(c.get("tj e1"), "/status/replicas") == 2;
   }));
   c.kubectl("apply -f -", jobYaml("b1", "team-b", 1, 1, 4, 1) +
                               jobYaml("b2", "team-b", 1, 1, 4, 1) +
@@ -246,8 +242,8 @@ TEST_CASE("a reclaim waits for its victims to terminate and never shares a GPU, 
   c.restartOperator();
   REQUIRE(c.eventually(
       [&] {
-        return phaseOf(c, "b1") == "Running" && phaseOf(c, "b2") == "Running" &&
-               phaseOf(c, "b3") == "Running";
+        return c.jobPhase("b1") == "Running" && c.jobPhase("b2") == "Running" &&
+               c.jobPhase("b3") == "Running";
       },
       std::chrono::seconds(30)));
   // The reclaim took exactly what team-b was owed: team-a still holds 16 GPUs, however
