@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "bench/api/real_cluster_benchmark.h"
 #include "bench/api/scheduler_benchmark.h"
 #include "bench/api/server_benchmark.h"
 #include "bench/support/machine_info.h"
@@ -200,6 +201,67 @@ int runScheduler(const SchedulerBenchOptions& options) {
   return 0;
 }
 
+int runRealCluster(const RealClusterBenchOptions& options) {
+  if (options.nodes < 1 || options.pods < 1 || options.gpus_per_node < 1 || options.threads < 1 ||
+      options.timeout_seconds < 1) {
+    fmt::print(stderr,
+               "troupe bench scheduler: --nodes, --pods, --gpus-per-node, --threads and "
+               "--timeout must be >= 1\n");
+    return 2;
+  }
+  if (options.scheduler_command.empty()) {
+    fmt::print(stderr,
+               "troupe bench scheduler: --kubeconfig needs --scheduler-command, the scheduler "
+               "the benchmark starts and measures\n");
+    return 2;
+  }
+  const bool backlog = options.scenario == RealClusterScenario::BacklogDrain;
+  fmt::print("# troupe bench scheduler --kubeconfig {}\n\n", options.kubeconfig);
+  fmt::print("- machine: {}\n", describeMachine());
+  fmt::print("- scheduler: {} (pods' schedulerName {})\n", options.scheduler_command,
+             options.scheduler_name);
+  fmt::print(
+      "- {} nodes x {} GPUs (API objects, no kubelets); {} pods of 1 GPU from {} client "
+      "connections, {}\n\n",
+      options.nodes, options.gpus_per_node, options.pods, options.threads,
+      backlog ? "all created before the scheduler starts; timed from its start"
+              : "created while the scheduler runs; timed from the first create");
+  std::fflush(stdout);
+  auto result = runRealClusterBench(options, [](const std::string& line) {
+    fmt::print(stderr, "troupe bench scheduler: {}\n", line);
+  });
+  if (!result) {
+    fmt::print(stderr, "troupe bench scheduler: {}\n", result.error().describe());
+    return 1;
+  }
+  const double pods = std::max(1, result->bound);
+  fmt::print("{}", realClusterMarkdownHeader());
+  fmt::print("{}", realClusterMarkdownRow(backlog ? "backlog drain" : "created while scheduling",
+                                          *result));
+  fmt::print("\n- pods created in {:.1f} s\n", result->create_seconds);
+  fmt::print(
+      "- writes a bound pod, from the API server's apiserver_request_total{}: {}\n",
+      result->benchmark_writes > 0 ? " (the benchmark's pod creates left out of writes/pod)" : "",
+      realClusterWritesLine(*result));
+  fmt::print("- scheduler CPU {:.3f} ms a bound pod (target <= 0.1 in a backlog drain)\n",
+             result->scheduler.cpu_seconds * 1e3 / pods);
+  if (!backlog)
+    fmt::print("- scheduler memory grown a pod: {:.0f} bytes (target <= 1024)\n",
+               result->scheduler_bytes_per_pod);
+  fmt::print(
+      "- apiserver + etcd CPU {:.2f} ms a bound pod; peak RSS apiserver {:.0f} MiB, etcd "
+      "{:.0f} MiB\n",
+      (result->apiserver.cpu_seconds + result->etcd.cpu_seconds) * 1e3 / pods,
+      static_cast<double>(result->apiserver.peak_rss_bytes) / (1024.0 * 1024.0),
+      static_cast<double>(result->etcd.peak_rss_bytes) / (1024.0 * 1024.0));
+  if (result->bound != result->pods) {
+    fmt::print(stderr, "troupe bench scheduler: {} of {} pods bound before the timeout\n",
+               result->bound, result->pods);
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void addApiBenchCommands(CLI::App& bench) {
@@ -275,7 +337,44 @@ void addApiBenchCommands(CLI::App& bench) {
       ->add_option("--serve-log-level", scheduler->serve_log_level,
                    "The server's log level: debug, info, warn or error")
       ->capture_default_str();
-  scheduler_cmd->callback([scheduler] { throw CommandExit{runScheduler(*scheduler)}; });
+  auto real = std::make_shared<RealClusterBenchOptions>();
+  scheduler_cmd->add_option("--kubeconfig", real->kubeconfig,
+                            "Measure a scheduler beside the API server of this kubeconfig (a "
+                            "fresh cluster) instead of troupe serve");
+  scheduler_cmd
+      ->add_option("--scenario", real->scenario,
+                   "With --kubeconfig: backlog (every pod created, then the scheduler started) "
+                   "or streaming (pods created while it runs)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, RealClusterScenario>{
+              {"backlog", RealClusterScenario::BacklogDrain},
+              {"streaming", RealClusterScenario::CreateWhileScheduling}},
+          CLI::ignore_case));
+  scheduler_cmd->add_option(
+      "--scheduler-command", real->scheduler_command,
+      "With --kubeconfig: the scheduler to start and measure (a shell command)");
+  scheduler_cmd
+      ->add_option("--scheduler-name", real->scheduler_name,
+                   "With --kubeconfig: the pods' schedulerName (troupe: with the queue label)")
+      ->capture_default_str();
+  scheduler_cmd->add_option("--scheduler-log", real->scheduler_log,
+                            "With --kubeconfig: the scheduler's output goes to this file");
+  scheduler_cmd->add_option("--apiserver-pid", real->apiserver_pid,
+                            "With --kubeconfig: the API server's process, to measure its CPU");
+  scheduler_cmd->add_option("--etcd-pid", real->etcd_pid,
+                            "With --kubeconfig: etcd's process, to measure its CPU");
+  scheduler_cmd->add_option("--pods", real->pods, "With --kubeconfig: 1-GPU pods created")
+      ->capture_default_str();
+  scheduler_cmd
+      ->add_option("--gpus-per-node", real->gpus_per_node, "With --kubeconfig: GPUs of each node")
+      ->capture_default_str();
+  scheduler_cmd->callback([scheduler, real, scheduler_cmd] {
+    if (real->kubeconfig.empty()) throw CommandExit{runScheduler(*scheduler)};
+    if (scheduler_cmd->count("--nodes") > 0) real->nodes = scheduler->nodes;
+    if (scheduler_cmd->count("--threads") > 0) real->threads = scheduler->threads;
+    if (scheduler_cmd->count("--timeout") > 0) real->timeout_seconds = scheduler->timeout_seconds;
+    throw CommandExit{runRealCluster(*real)};
+  });
 }
 
 }  // namespace troupe::cmd

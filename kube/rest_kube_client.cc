@@ -213,6 +213,13 @@ ApiResult<nlohmann::json> RestKubeClient::getPath(const std::string& target,
   return execute(HttpRequest{"GET", target, {{"Accept", accept}}, {}});
 }
 
+ApiResult<std::string> RestKubeClient::getText(const std::string& target) {
+  HttpRequest request{"GET", target, {{"Accept", "text/plain"}}, {}};
+  auto response = sendWithRetries(request);
+  if (!response) return response.error();
+  return std::move(response->body);
+}
+
 ApiResult<nlohmann::json> RestKubeClient::list(const ResourceType& type, const std::string& ns,
                                                const ListOptions& options) {
   Query q(type.collectionPath(ns));

@@ -64,6 +64,9 @@ class RestKubeClient final : public KubeClient {
   // `accept` replaces application/json (e.g. the Table media type kubectl asks for).
   ApiResult<nlohmann::json> getPath(const std::string& target,
                                     const std::string& accept = "application/json");
+  // A GET of a path whose answer is text, not JSON (the API server's "/metrics"), with the
+  // retries above.
+  ApiResult<std::string> getText(const std::string& target);
 
   const ClientConfig& config() const { return config_; }
   const std::string& userAgent() const { return user_agent_; }

@@ -13,9 +13,15 @@ namespace troupe::bench {
 Result<ParallelRun> runParallel(
     const ServeChild& server, int threads, int count,
     const std::function<Result<void>(kube::KubeClient&, int)>& request) {
+  return runParallel(server.config(), threads, count, request);
+}
+
+Result<ParallelRun> runParallel(
+    const kube::ClientConfig& config, int threads, int count,
+    const std::function<Result<void>(kube::KubeClient&, int)>& request) {
   std::vector<std::unique_ptr<kube::RestKubeClient>> clients;
   for (int t = 0; t < threads; ++t) {
-    auto client = server.newClient();
+    auto client = kube::RestKubeClient::create(config);
     if (!client) return client.error();
     clients.push_back(std::move(client.value()));
   }

@@ -6,7 +6,7 @@
 #include "bench/api/serve_child.h"
 #include "common/result.h"
 
-// Many requests to the child server from several connections at once.
+// Many requests to an API server (the child server, or any) from several connections at once.
 namespace troupe::bench {
 
 struct ParallelRun {
@@ -17,6 +17,9 @@ struct ParallelRun {
 // Calls `request(client, i)` for every i in [0, count) from `threads` threads, each with a
 // kube client (and so connections) of its own; a thread takes the next index when it is
 // done with one. Stops at the first failed request and returns its error, naming i.
+Result<ParallelRun> runParallel(const kube::ClientConfig& config, int threads, int count,
+                                const std::function<Result<void>(kube::KubeClient&, int)>& request);
+// The same, to the child server.
 Result<ParallelRun> runParallel(const ServeChild& server, int threads, int count,
                                 const std::function<Result<void>(kube::KubeClient&, int)>& request);
 

@@ -61,6 +61,7 @@ class ServeChild {
   // A client of its own (connections are pooled per client; give each thread one).
   Result<std::unique_ptr<kube::RestKubeClient>> newClient() const;
   kube::RestKubeClient& client() { return *client_; }
+  const kube::ClientConfig& config() const { return config_; }
   ProcessMemory memory() const { return processMemory(pid_); }
   // The last `lines` lines of the child's stdout and stderr.
   std::string logTail(int lines = 20) const;

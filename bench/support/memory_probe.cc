@@ -29,14 +29,27 @@ int64_t heapBytesInUse() {
   return static_cast<int64_t>(info.uordblks + info.hblkhd);
 }
 
-int64_t peakRssBytes() {
-  std::ifstream status("/proc/self/status");
+namespace {
+
+// The line "<field>  1234 kB" of /proc/<pid>/status, in bytes; 0 if absent.
+int64_t statusBytes(const std::string& path, const std::string& field) {
+  std::ifstream status(path);
   for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      return std::stoll(line.substr(6)) * 1024;  // the line is "VmHWM:  1234 kB"
-    }
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size())) * 1024;
   }
   return 0;
+}
+
+}  // namespace
+
+int64_t peakRssBytes() { return statusBytes("/proc/self/status", "VmHWM:"); }
+
+int64_t rssBytesOf(pid_t pid) {
+  return statusBytes("/proc/" + std::to_string(pid) + "/status", "VmRSS:");
+}
+
+int64_t peakRssBytesOf(pid_t pid) {
+  return statusBytes("/proc/" + std::to_string(pid) + "/status", "VmHWM:");
 }
 
 }  // namespace troupe::bench

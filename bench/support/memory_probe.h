@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 
 namespace troupe::bench {
@@ -12,5 +14,10 @@ int64_t heapBytesInUse();
 
 // The process's peak resident set size so far (VmHWM), in bytes; 0 if unknown.
 int64_t peakRssBytes();
+
+// Of process `pid` (another process: a scheduler under measurement), from /proc: its
+// resident set size now (VmRSS) and its peak (VmHWM), in bytes; 0 if unknown (gone).
+int64_t rssBytesOf(pid_t pid);
+int64_t peakRssBytesOf(pid_t pid);
 
 }  // namespace troupe::bench
