@@ -8,11 +8,11 @@
 
 // The PodGroups of lone pods (controllers/lone_pod.h) as the scheduling cycle sees them.
 //
-// A lone pod admitted at once costs the API its binding and nothing more, as a pod of
-// kube-scheduler does: its PodGroup is written to the API only when the pod has something
-// to say there, that it waits and why (controllers/pending_status_writer.h). Until then the
-// cycle reads the group it would have, made here from the pod, so the engine sees a gang of
-// one either way, with the same queue, priority and submit time. Not thread-safe: one
+// A lone pod costs the API its binding and nothing more, as a pod of kube-scheduler does:
+// its PodGroup is never written to the API, and a pod that waits says why in its
+// PodScheduled condition (controllers/pending_status_writer.h). The cycle reads the group
+// it would have, made here from the pod, so the engine sees a gang of one, with the queue,
+// priority and submit time a written group would have. Not thread-safe: one
 // scheduling loop owns it.
 namespace troupe::controllers {
 

@@ -15,6 +15,7 @@
 #include "controllers/object_json.h"
 #include "controllers/pending_status.h"
 #include "controllers/resources.h"
+#include "controllers/unschedulable_condition.h"
 #include "kube/resource_type.h"
 
 namespace troupe::controllers {
@@ -23,24 +24,20 @@ namespace res = kube::resources;
 
 namespace {
 
-// The PodGroup to write for the lone pod of `gang` (controllers/lone_pod_groups.h), which
-// waits at `t`, when it is due: once the pod has waited kFirstStatusDelaySeconds, as a new
-// job's first status does (a pod admitted by then never has a group in the API). Otherwise
-// nullopt, with `next` moved to when it is due.
-std::optional<Json> lonePodGroupDue(const InformerCaches& caches, const std::string& gang,
-                                    std::int64_t t, std::int64_t& next) {
+// The lone pod of `gang` (controllers/lone_pod_groups.h), which waits at `t`, when its
+// PodScheduled condition is due: once it has waited kFirstStatusDelaySeconds, as a new
+// job's first status is (a pod admitted by then is never written but for its binding).
+// Otherwise null, with `next` moved to when it is due.
+kube::ObjectPtr lonePodDue(const InformerCaches& caches, const std::string& gang, std::int64_t t,
+                           std::int64_t& next) {
   const auto pods = caches.podsOfGroup(gang);
-  if (pods.size() != 1 || !label(*pods[0], api::kPodGroupLabel).empty()) return std::nullopt;
+  if (pods.size() != 1 || !label(*pods[0], api::kPodGroupLabel).empty()) return nullptr;
   const auto created = parseTimestamp(stringAt(*pods[0], "/metadata/creationTimestamp"));
   if (created && t < *created + kFirstStatusDelaySeconds) {
     next = *created + kFirstStatusDelaySeconds;
-    return std::nullopt;
+    return nullptr;
   }
-  auto group = lonePodGroup(*pods[0]);
-  if (!group) return std::nullopt;
-  // Its status.pending follows once the caches have it.
-  next = t + 1;
-  return std::move(*group);
+  return pods[0];
 }
 
 // status.pending of a gang that may not use its queue (controllers/gang_admissibility.h).
@@ -63,7 +60,8 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     Json pending;
   };
   std::vector<Write> writes;
-  std::vector<Json> lone_groups;  // to create
+  std::vector<LoneWrite> lone_writes;
+  forgetLonePods(cluster);
   for (auto& due : schedule_.take(decisions.explained, t)) {
     // A gang no longer waiting is not put back on the schedule.
     auto gang = cluster.gangs.find(due.gang);
@@ -74,17 +72,18 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     std::optional<std::int64_t> written_at = due.written_at;
     std::int64_t next = t + kPendingRefreshSeconds;
     auto pg = caches_.podGroups().cache().get(due.gang);
-    if (!pg) {
-      if (auto group = lonePodGroupDue(caches_, due.gang, t, next))
-        lone_groups.push_back(std::move(*group));
-      schedule_.checked(due.gang, written_at, next);
-      continue;
-    }
     Json pending = renderPendingStatus(*explanation, cluster.names);
     // No leaf queue of that name for the engine: say why when the queue exists.
     if (explanation->reason == queueing::PendingReason::QueueNotFound)
-      if (auto why = cluster.admissibility->whyNot(explanation->queue, namespaceOf(*pg)))
+      if (auto why = cluster.admissibility->whyNot(explanation->queue,
+                                                   due.gang.substr(0, due.gang.find('/'))))
         pending = inadmissiblePending(explanation->queue, *why);
+    if (!pg) {
+      if (auto pod = lonePodDue(caches_, due.gang, t, next))
+        noteLoneWait(due.gang, pod, pending, t, lone_writes);
+      schedule_.checked(due.gang, written_at, next);
+      continue;
+    }
     auto [type, target] = pendingTarget(pg);
     if (target) {
       Json current = target->value(Json::json_pointer("/status/pending"), Json());
@@ -109,30 +108,46 @@ void PendingStatusWriter::write(const queueing::Engine& engine,
     auto gang = cluster.gangs.find(key);
     auto pg = caches_.podGroups().cache().get(key);
     if (gang == cluster.gangs.end()) continue;
+    Json pending = inadmissiblePending(gang->second.queue, why);
     if (!pg) {
       std::int64_t next = t;
-      if (auto group = lonePodGroupDue(caches_, key, t, next))
-        lone_groups.push_back(std::move(*group));
+      if (auto pod = lonePodDue(caches_, key, t, next))
+        noteLoneWait(key, pod, pending, t, lone_writes);
       continue;
     }
     auto [type, target] = pendingTarget(pg);
     if (!target) continue;
-    Json pending = inadmissiblePending(gang->second.queue, why);
     Json current = target->value(Json::json_pointer("/status/pending"), Json());
     if (current != pending)
       writes.push_back({type, target, std::move(current), std::move(pending)});
   }
-  writer_.helpers().forEach(lone_groups.size(), kWriteWidth, [&](std::size_t i) {
-    const auto& group = lone_groups[i];
-    auto r = writer_.create(res::kPodGroups, namespaceOf(group), group);
-    if (!r && !r.error().isAlreadyExists())
-      log::warn("create failed",
-                {{"group", keyOf(group)}, {"kind", "PodGroup"}, {"error", r.error().describe()}});
+  writer_.helpers().forEach(lone_writes.size(), kWriteWidth, [&](std::size_t i) {
+    const auto& w = lone_writes[i];
+    writer_.writeStatusPatch(res::kPods, namespaceOf(*w.pod), nameOf(*w.pod), w.patch);
   });
   writer_.helpers().forEach(writes.size(), kWriteWidth, [&](std::size_t i) {
     const auto& w = writes[i];
     writer_.patchStatus(*w.type, namespaceOf(*w.target), nameOf(*w.target),
                         Json{{"pending", w.current}}, Json{{"pending", w.pending}});
+  });
+}
+
+void PendingStatusWriter::noteLoneWait(const std::string& gang, const kube::ObjectPtr& pod,
+                                       const Json& pending, std::int64_t t,
+                                       std::vector<LoneWrite>& writes) {
+  const std::string reason = pending.value("reason", "");
+  auto [it, added] = lone_reasons_.try_emplace(gang, reason);
+  // Written once a reason: the numbers in the sentence move with every admission.
+  if (!added && it->second == reason) return;
+  it->second = reason;
+  if (auto patch = unschedulablePatch(*pod, pending.value("message", ""), t))
+    writes.push_back({pod, std::move(*patch)});
+}
+
+void PendingStatusWriter::forgetLonePods(const ClusterSnapshot& cluster) {
+  std::erase_if(lone_reasons_, [&](const auto& entry) {
+    auto gang = cluster.gangs.find(entry.first);
+    return gang == cluster.gangs.end() || gang->second.state != GangState::Pending;
   });
 }
 

@@ -2,7 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "controllers/cluster_snapshot.h"
 #include "controllers/pending_status_schedule.h"
@@ -15,12 +18,13 @@ struct ResourceType;
 }
 
 // status.pending of each waiting TrainingJob, or of the PodGroup itself when plain pods
-// form the gang (a lone pod's group is written to the API first, once the pod has waited
-// kFirstStatusDelaySeconds, controllers/lone_pod_groups.h): the engine's explanation with the
-// numbers (docs/api.md). Compared for the gangs whose explanation this cycle changed and for those
-// due a refresh (PendingStatusSchedule), and written when it differs; a gang that may not use its
-// queue (controllers/gang_admissibility.h) waits as Inadmissible, compared every cycle. The
-// scheduling thread's.
+// form the gang: the engine's explanation with the numbers (docs/api.md). A lone pod
+// (controllers/lone_pod_groups.h) has no group in the API: once it has waited
+// kFirstStatusDelaySeconds, its PodScheduled condition says why instead
+// (controllers/unschedulable_condition.h), written once a reason. Compared for the gangs whose
+// explanation this cycle changed and for those due a refresh (PendingStatusSchedule), and written
+// when it differs; a gang that may not use its queue (controllers/gang_admissibility.h) waits as
+// Inadmissible, compared every cycle. The scheduling thread's.
 namespace troupe::controllers {
 
 class ClusterWriter;
@@ -49,8 +53,21 @@ class PendingStatusWriter {
   std::pair<const kube::ResourceType*, kube::ObjectPtr> pendingTarget(
       const kube::ObjectPtr& pg) const;
 
+  struct LoneWrite {
+    kube::ObjectPtr pod;
+    nlohmann::json patch;  // of its status
+  };
+  // Notes the lone pod of `gang` waiting as `pending` says; its condition is written when
+  // the reason is new to it.
+  void noteLoneWait(const std::string& gang, const kube::ObjectPtr& pod,
+                    const nlohmann::json& pending, std::int64_t t, std::vector<LoneWrite>& writes);
+  // Drops the lone pods no longer waiting.
+  void forgetLonePods(const ClusterSnapshot& cluster);
+
   InformerCaches& caches_;
   ClusterWriter& writer_;
+  // The reason each waiting lone pod's condition was last written for, by gang.
+  std::map<std::string, std::string> lone_reasons_;
   PendingStatusSchedule schedule_{kPendingRefreshBudget};
 };
 

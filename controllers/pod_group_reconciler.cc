@@ -93,8 +93,8 @@ void PodGroupReconciler::reconcile(const std::string& key) {
       queue_.addAfter(podGroupItem(key), std::chrono::seconds(*wait));
 }
 
-// A lone pod's own PodGroup is written by the scheduler loop once the pod waits
-// (controllers/lone_pod_groups.h); a pod that names no queue, and so has no group, gets a
+// A lone pod's own PodGroup is kept in memory (controllers/lone_pod_groups.h); a pod that
+// names no queue, and so has no group, gets a
 // Warning event that says so.
 void PodGroupReconciler::tellPodsWithoutQueue(const std::string& key) {
   const auto ns = key.substr(0, key.find('/'));

@@ -87,6 +87,41 @@ TEST_CASE("a lone pod costs the API its binding and at most one Event",
   CHECK(writes.total() == writes.count("create pods/binding") + writes.count("create events"));
 }
 
+TEST_CASE("a lone pod that waits costs one status write more: why it waits, on the pod",
+          "[operator][e2e][api-writes]") {
+  ClusterFixture c({.nodes = 1, .gpus_per_node = 8});
+  c.kubectl("apply -f -", queueYaml("team-a", 8));
+  const std::map<std::string, std::string> in_team_a = {{"troupe.dev/queue", "team-a"}};
+  c.kubectl("apply -f -", plainPodYaml("first", in_team_a, 6));
+  REQUIRE(c.eventually([&] { return podRunning(c, "first"); }));
+  // Does not fit beside the first: waits, and says why after 2 s.
+  c.kubectl("apply -f -", plainPodYaml("waits", in_team_a, 4));
+  REQUIRE(c.eventually([&] {
+    auto p = c.client().get({res::kPods, "default", "waits", ""});
+    if (!p) return false;
+    for (const auto& cond : p->value(Json::json_pointer("/status/conditions"), Json::array()))
+      if (cond.value("type", "") == "PodScheduled" && cond.value("reason", "") == "Unschedulable")
+        return true;
+    return false;
+  }));
+  // Waits on for a few cycles, its sentence's numbers unchanged or not: no more writes.
+  settle();
+  c.kubectl("delete pod first --wait=false");
+  REQUIRE(c.eventually([&] { return podRunning(c, "waits"); }));
+  settle();
+  const auto writes = operatorWrites(c);
+  INFO(describe(writes));
+  // Two pods: two bindings, at most an Event each, and the condition of the one that
+  // waited once for each reason it waited for: no room (NoPlacement), then, perhaps, the
+  // first pod's GPUs while it terminates (WaitingForReclaim). No PodGroup.
+  CHECK(writes.count("create pods/binding") == 2);
+  CHECK(writes.count("patch pods/status") >= 1);
+  CHECK(writes.count("patch pods/status") <= 2);
+  CHECK(writes.count("create events") <= 2);
+  CHECK(writes.total() == writes.count("create pods/binding") + writes.count("create events") +
+                              writes.count("patch pods/status"));
+}
+
 TEST_CASE("a gang of eight plain pods costs eight bindings and a few writes more, not per pod",
           "[operator][e2e][api-writes]") {
   constexpr int kPods = 8;

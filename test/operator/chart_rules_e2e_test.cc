@@ -13,7 +13,7 @@
 // makes the operator do each kind of request it makes: lead on its Lease, admit and place
 // gangs (pods, bindings, the headless Service, the PodGroup, status, events), preempt
 // (a pod deleted and looked up while it terminates, the PodGroup annotated), delete a
-// finished job after its TTL, make a lone pod's PodGroup, mirror queue usage.
+// finished job after its TTL, say why a lone pod waits in its condition, mirror queue usage.
 
 using namespace troupe::operator_runtime::testing;
 using Json = nlohmann::json;
@@ -113,8 +113,8 @@ TEST_CASE("the operator under the chart's ServiceAccount uses every rule the cha
         return !c.client().get({res::kTrainingJobs, "default", "short", ""});
       },
       std::chrono::seconds(30)));
-  // A plain pod naming its queue that waits (no node has 16 GPUs) gets a PodGroup the
-  // operator makes, owned by the pod, to say why.
+  // A plain pod naming its queue that waits (no node has 16 GPUs) is told why in its
+  // PodScheduled condition (pods/status).
   c.kubectl("apply -f -", kLonePod);
 
   auto used = [&](const Grant& g, const std::vector<Decision>& decisions) {

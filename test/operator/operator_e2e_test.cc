@@ -582,35 +582,30 @@ TEST_CASE("a plain pod without a PodGroup runs in the queue its label names",
            out.find("troupe.dev/queue") != std::string::npos;
   }));
   CHECK_FALSE(running("lost"));
-  // A second lone pod that does not fit beside the first waits for its GPUs: it gets its
-  // own PodGroup, owned by the pod, which says why; then it runs, and the group goes with
-  // the pod.
+  // A second lone pod that does not fit beside the first waits for its GPUs: its
+  // PodScheduled condition says why, as kube-scheduler's pods do, and no PodGroup is made
+  // for it; then it runs, and the binding sets the condition True.
   c.kubectl("apply -f -", plainPodYaml("next", in_team_a, 4));
-  std::string next_group;
-  REQUIRE(c.eventually([&] {
-    auto p = c.client().get({res::kPods, "default", "next", ""});
-    if (!p) return false;
-    next_group = "pod-" + ctl::stringAt(*p, "/metadata/uid");
-    auto pg = c.client().get({res::kPodGroups, "default", next_group, ""});
-    return pg && !ctl::stringAt(*pg, "/status/pending/reason").empty();
-  }));
-  auto g = c.client().get({res::kPodGroups, "default", next_group, ""});
-  REQUIRE(g);
-  CHECK(ctl::stringAt(*g, "/spec/queue") == "team-a");
-  const Json owner = g->value(Json::json_pointer("/metadata/ownerReferences/0"), Json());
-  CHECK(owner.value("kind", "") == "Pod");
-  CHECK(owner.value("name", "") == "next");
+  auto scheduled = [&](const std::string& name) {
+    auto p = c.client().get({res::kPods, "default", name, ""});
+    Json condition = Json::object();
+    if (p)
+      for (const auto& cond : p->value(Json::json_pointer("/status/conditions"), Json::array()))
+        if (cond.value("type", "") == "PodScheduled") condition = cond;
+    return condition;
+  };
+  REQUIRE(c.eventually([&] { return scheduled("next").value("status", "") == "False"; }));
+  const Json waiting = scheduled("next");
+  CHECK(waiting.value("reason", "") == "Unschedulable");
+  CHECK_FALSE(waiting.value("message", "").empty());
+  auto next = c.client().get({res::kPods, "default", "next", ""});
+  REQUIRE(next);
+  CHECK_FALSE(c.client().get(
+      {res::kPodGroups, "default", "pod-" + ctl::stringAt(*next, "/metadata/uid"), ""}));
   CHECK_FALSE(running("next"));
   c.kubectl("delete pod solo --wait=false");
   REQUIRE(c.eventually([&] { return running("next"); }));
-  REQUIRE(c.eventually([&] {
-    auto pg = c.client().get({res::kPodGroups, "default", next_group, ""});
-    return pg && ctl::stringAt(*pg, "/status/phase") == "Running";
-  }));
-  c.kubectl("delete pod next --wait=false");
-  REQUIRE(c.eventually([&] {
-    return !c.client().get({res::kPodGroups, "default", next_group, ""});
-  }));
+  CHECK(scheduled("next").value("status", "") == "True");
 }
 
 TEST_CASE("a gang on a node that fails restarts whole on the nodes left",
