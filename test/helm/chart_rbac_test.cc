@@ -152,3 +152,51 @@ TEST_CASE("users get TrainingJobs and PodGroups through the built-in edit and vi
 
 }  // namespace
 }  // namespace troupe::helm_test
+
+namespace troupe::helm_test {
+namespace {
+
+// The operator is no exempt identity: the API server's priority and fairness sees its
+// ServiceAccount and gives it a level of its own shaped as kube-scheduler's workload-high.
+TEST_CASE("a FlowSchema sends the operator's ServiceAccount to a priority level of its own",
+          "[helm][rbac][flow-control]") {
+  struct Case {
+    std::string name;
+    std::vector<std::string> api_versions;
+    std::string want_api_version;
+  };
+  const std::vector<Case> cases = {
+      {"Kubernetes 1.26 to 1.28", {}, "flowcontrol.apiserver.k8s.io/v1beta3"},
+      {"a cluster that serves v1",
+       {"flowcontrol.apiserver.k8s.io/v1"},
+       "flowcontrol.apiserver.k8s.io/v1"},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto documents = renderChart({}, tc.api_versions);
+      auto schema = findObject(documents, "FlowSchema", kReleaseName);
+      auto level = findObject(documents, "PriorityLevelConfiguration", kReleaseName);
+      CHECK(schema["apiVersion"].as<std::string>() == tc.want_api_version);
+      CHECK(level["apiVersion"].as<std::string>() == tc.want_api_version);
+      CHECK(schema["spec"]["priorityLevelConfiguration"]["name"].as<std::string>() ==
+            level["metadata"]["name"].as<std::string>());
+      // workload-high's shape: limited, queued, 40 shares of which half may be lent.
+      CHECK(level["spec"]["type"].as<std::string>() == "Limited");
+      CHECK(level["spec"]["limited"]["nominalConcurrencyShares"].as<int>() == 40);
+      CHECK(level["spec"]["limited"]["limitResponse"]["type"].as<std::string>() == "Queue");
+      // Before the cluster's `service-accounts` schema (9000) and its catch-all.
+      CHECK(schema["spec"]["matchingPrecedence"].as<int>() < 9000);
+      REQUIRE(schema["spec"]["rules"].size() == 1);
+      auto subjects = schema["spec"]["rules"][0]["subjects"];
+      REQUIRE(subjects.size() == 1);
+      auto deployment = findObject(documents, "Deployment");
+      CHECK(subjects[0]["kind"].as<std::string>() == "ServiceAccount");
+      CHECK(subjects[0]["serviceAccount"]["name"].as<std::string>() ==
+            deployment["spec"]["template"]["spec"]["serviceAccountName"].as<std::string>());
+      CHECK(subjects[0]["serviceAccount"]["namespace"].as<std::string>() == kReleaseNamespace);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace troupe::helm_test

@@ -59,6 +59,8 @@ TEST_CASE(
         {"ClusterRole", 3},
         {"Role", 1},
         {"PriorityClass", 3},
+        {"FlowSchema", 1},
+        {"PriorityLevelConfiguration", 1},
         {"Queue", 0},
         {"ServiceMonitor", 0},
         {"ValidatingWebhookConfiguration", 1},
