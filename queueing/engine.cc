@@ -8,11 +8,15 @@
 
 #include "common/check.h"
 #include "queueing/answer_memo.h"
+#include "queueing/cohort_quota_policy.h"
 #include "queueing/cycle.h"
+#include "queueing/discretized_las_policy.h"
 #include "queueing/engine_state.h"
 #include "queueing/fair_share_policy.h"
 #include "queueing/fifo_policy.h"
+#include "queueing/shortest_remaining_policy.h"
 #include "queueing/state_reports.h"
+#include "queueing/static_partition_policy.h"
 #include "queueing/validation.h"
 
 namespace troupe::queueing {
@@ -48,6 +52,10 @@ std::unique_ptr<SchedulingPolicy> makeSchedulingPolicy(const EngineState& st) {
   switch (st.policy.kind) {
     case PolicyKind::Fifo: return std::make_unique<FifoPolicy>(st);
     case PolicyKind::Troupe: return std::make_unique<FairSharePolicy>();
+    case PolicyKind::YarnCapacity: return std::make_unique<StaticPartitionPolicy>();
+    case PolicyKind::Kueue: return std::make_unique<CohortQuotaPolicy>(st);
+    case PolicyKind::Tiresias: return std::make_unique<DiscretizedLasPolicy>(st);
+    case PolicyKind::Srtf: return std::make_unique<ShortestRemainingPolicy>(st);
   }
   return std::make_unique<FairSharePolicy>();
 }

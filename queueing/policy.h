@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,32 @@ enum class PolicyKind {
   // usage, gang placement with topology and packing, loop-free reclaim and preemption,
   // elastic resize, backfill with reservations for starving gangs (docs/scheduling.md).
   Troupe,
+  // StaticPartitionPolicy (static_partition_policy.h): Hadoop YARN's CapacityScheduler
+  // with maximum-capacity = capacity, as Philly ran: each leaf queue holds at most its
+  // guarantee, never borrowing idle GPUs; FIFO within a queue.
+  YarnCapacity,
+  // CohortQuotaPolicy (cohort_quota_policy.h): Kueue's ClusterQueues in a Cohort with
+  // borrowing, BestEffortFIFO, reclaimWithinCohort Any, withinClusterQueue LowerPriority;
+  // quota reserved for the whole gang at admission, pods placed afterwards.
+  Kueue,
+  // DiscretizedLasPolicy (discretized_las_policy.h): Tiresias' discretized 2D-LAS over the
+  // whole cluster, duration-unaware, preemptive, with starvation promotion.
+  Tiresias,
+  // ShortestRemainingPolicy (shortest_remaining_policy.h): preemptive shortest remaining
+  // time first over the whole cluster with known run times (GangSpec::runtime_estimate):
+  // an oracle bound, not a scheduler one could run.
+  Srtf,
+};
+
+// Tiresias' knobs (DiscretizedLasPolicy). Attained service is GPUs x seconds run.
+struct TiresiasKnobs {
+  // Ascending attained-service thresholds in GPU-seconds: a gang below thresholds[0] is
+  // in the first (highest) queue, below thresholds[1] in the second, and so on; K
+  // thresholds make K + 1 queues.
+  std::vector<std::int64_t> thresholds = {3600};
+  // A waiting gang is promoted to the first queue once it has waited, since it last ran,
+  // promote_knob times as long as it last ran (Tiresias' STARVELIMIT). 0: never.
+  std::int64_t promote_knob = 8;
 };
 
 // The engine's settings: the policy it runs and the knobs of Troupe's rules.
@@ -74,6 +101,8 @@ struct Policy {
   // (reservation_plans.h). Off: every reservation is planned again whenever capacity was
   // released, with the same decisions. Tests compare the two.
   bool keep_reservation_plans = true;
+  // Read by PolicyKind::Tiresias only.
+  TiresiasKnobs tiresias;
 };
 
 }  // namespace troupe::queueing

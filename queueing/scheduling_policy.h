@@ -18,7 +18,10 @@ namespace troupe::queueing {
 // (preemption_rules.h, preemption.h), terminating capacity (CycleRun), reservations
 // (reservations.h), elastic growth (elastic_growth.h), or Troupe's whole admission of one
 // gang (gang_admission.h). Answers reused from earlier cycles are asked of the memo
-// (run.memo(), answer_memo.h); a policy keeps none of its own between cycles.
+// (run.memo(), answer_memo.h). Troupe's policies keep no answers of their own between
+// cycles; a peer's policy keeps what that scheduler keeps (Kueue the quota it reserved,
+// Tiresias the service each gang attained), derived only from the state and the times of
+// the cycles, so the engine stays a deterministic function of its inputs.
 class SchedulingPolicy {
  public:
   virtual ~SchedulingPolicy() = default;
