@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cmd/commands.h"
+#include "queueing/policy_names.h"
 #include "simulator/cluster_scale.h"
 #include "simulator/cluster_spec.h"
 #include "simulator/replay_inputs.h"
@@ -40,7 +41,7 @@ struct SimFlags : ReplayFlags {
 
 struct SweepFlags : ReplayFlags {
   std::string scales = "1";
-  std::string policies = "fifo,troupe";
+  std::string policies = queueing::policyKindNames();
   int parallel = 2;
   bool reuse = false;
 };
@@ -59,9 +60,9 @@ std::vector<std::string> splitList(const std::string& text) {
 }
 
 Status checkPolicy(const std::string& policy, const std::string& field) {
-  if (policy == "fifo" || policy == "troupe") return {};
+  if (queueing::policyKindNamed(policy)) return {};
   return makeError(ErrorCode::Invalid, field,
-                   fmt::format("must be fifo or troupe, got '{}'", policy));
+                   fmt::format("must be one of {}, got '{}'", queueing::policyKindNames(), policy));
 }
 
 // The flags shared by both commands, checked, as the inputs of a replay.
@@ -98,8 +99,7 @@ int runSim(const SimFlags& flags) {
   inputs->scale = scale->str();
 
   simulator::SimulationOptions options;
-  options.policy =
-      flags.policy == "fifo" ? queueing::PolicyKind::Fifo : queueing::PolicyKind::Troupe;
+  options.policy = *queueing::policyKindNamed(flags.policy);
   options.gangs.topology = flags.topology == "none"       ? queueing::TopologyMode::None
                            : flags.topology == "required" ? queueing::TopologyMode::Required
                                                           : queueing::TopologyMode::Preferred;
@@ -209,7 +209,8 @@ void addSimCommand(CLI::App& app) {
   // `troupe sim` itself: its options are checked in its callback rather than marked
   // required, since `troupe sim sweep` takes its own.
   addReplayOptions(cmd, *flags, false);
-  cmd->add_option("--policy", flags->policy, "fifo or troupe")->capture_default_str();
+  cmd->add_option("--policy", flags->policy, "One of " + queueing::policyKindNames())
+      ->capture_default_str();
   cmd->add_option("--scale", flags->scale,
                   "Multiply node counts, guarantees and limits by F (1/6, 0.25)")
       ->capture_default_str();

@@ -142,6 +142,9 @@ bool CohortQuotaPolicy::preemptFor(CycleRun& run, Quota& quota, GangId g) {
     const bool other = cs.queue != q;
     if (other ? !reclaim : cs.spec.priority >= gs.spec.priority) return;
     if (cs.running && (!cs.spec.preemptible || cs.terminating > 0)) return;
+    // Never a victim in the cycle that admitted it (decisions.h: a cycle does not undo its
+    // own steps).
+    if (cs.running ? cs.admitted_cycle == st.cycle : reserved_at_[c] == run.now()) return;
     const Seconds at = cs.running ? cs.start_time : reserved_at_[c];
     candidates.push_back(Candidate{c, other, cs.spec.priority, at});
   };

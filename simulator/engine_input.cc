@@ -71,6 +71,7 @@ queueing::GangSpec engineGang(const TraceJob& job, const std::string& queue, Gan
     gang.topology.mode = options.topology;
     gang.topology.level = options.topology_level;
   }
+  if (options.known_durations) gang.runtime_estimate = job.duration_s;
   return gang;
 }
 

@@ -38,6 +38,9 @@ struct GangOptions {
   // Topology constraint put on multi-pod gangs.
   queueing::TopologyMode topology = queueing::TopologyMode::Preferred;
   std::string topology_level = kRackLabel;
+  // Give the engine each job's true duration as its runtime estimate: for a policy that
+  // is told run times (srtf), never for one that must not know them.
+  bool known_durations = false;
 };
 
 // The pending gang for `job` in `queue` (the job's queue after the default-queue rule).

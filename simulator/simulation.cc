@@ -12,6 +12,7 @@
 
 #include "common/check.h"
 #include "queueing/engine.h"
+#include "queueing/policy_names.h"
 #include "queueing/usage.h"
 #include "simulator/gpu_ledger.h"
 #include "simulator/idle_causes.h"
@@ -23,10 +24,6 @@
 
 namespace troupe::simulator {
 namespace {
-
-const char* policyName(queueing::PolicyKind kind) {
-  return kind == queueing::PolicyKind::Fifo ? "fifo" : "troupe";
-}
 
 struct HeldPod {
   int node = 0;
@@ -385,7 +382,11 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     TROUPE_CHECK(st.phase == Phase::Running, "gang {} preempted but not running", p.gang);
     closeSegment(j, now);
     int64_t reached = st.progressAt(now);
-    int64_t kept = st.checkpointProgressAt(now, options_.checkpoint_interval_s);
+    // Tiresias and SRTF suspend a job with a checkpoint as they preempt it.
+    const bool suspends = options_.policy == queueing::PolicyKind::Tiresias ||
+                          options_.policy == queueing::PolicyKind::Srtf;
+    int64_t kept =
+        suspends ? reached : st.checkpointProgressAt(now, options_.checkpoint_interval_s);
     outcomes_[j].lost_work_s += (reached - kept + st.full_pods - 1) / st.full_pods;
     outcomes_[j].preemptions += 1;
     st.progress = kept;
@@ -528,6 +529,8 @@ void Replay::observe(int64_t now, bool evictions) {
 
 Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   gang_options_ = options_.gangs;
+  // Only the oracle is told run times.
+  gang_options_.known_durations = options_.policy == queueing::PolicyKind::Srtf;
   if (auto s = setUp(trace); !s) return s.error();
   auto wall_start = std::chrono::steady_clock::now();
   ProgressBar bar(static_cast<int64_t>(trace_.size()), options_.progress);
@@ -577,7 +580,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
 
   SimulationResult result;
   SummaryInputs in;
-  in.policy = policyName(options_.policy);
+  in.policy = queueing::policyKindName(options_.policy);
   in.jobs = &outcomes_;
   in.segments = &segments_;
   in.shares = shares_.get();

@@ -55,6 +55,7 @@ const std::vector<Cell>& cells() {
       {"offered_load", "offered load", "offered_load", 1, 2},
       {"policy", "policy", ""},
       {"jobs", "jobs", "jobs"},
+      {"finished_jobs", "finished", "finished_jobs"},
       {"avg_jct_s", "avg JCT s", "avg_jct_s"},
       {"p99_queue_delay_s", "p99 queue delay s", "p99_queue_delay_s"},
       {"gpu_utilization", "GPU util.", "gpu_utilization", 1, 3},

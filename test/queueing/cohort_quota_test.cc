@@ -83,5 +83,36 @@ TEST_CASE("kueue reclaims quota a cohort member borrowed, the most recently admi
   CHECK(reasonOf(e, "big") == PendingReason::Preempted);
 }
 
+TEST_CASE("kueue reclaims no gang in the cycle that admitted it, but in the next",
+          "[queueing][peer-policies]") {
+  Engine e =
+      engineWith(rackOfNodes("n", 2, 2),
+                 {queue("cohort").guaranteedGpus(16), queue("a").parent("cohort").guaranteedGpus(8),
+                  queue("b").parent("cohort").guaranteedGpus(8)},
+                 kueue());
+  REQUIRE(e.submit(gang("a1").queue("a").gpus(8).submittedAt(1)).ok());
+  REQUIRE(e.submit(gang("a2").queue("a").gpus(8).submittedAt(2)).ok());
+  // b's first two gangs ask 16 GPUs (over b's nominal 8, so no reclaim for them) and wait;
+  // b1 becomes b's head only in the third round of the cycle.
+  REQUIRE(e.submit(gang("b-wide").queue("b").gpus(8).pods(2).submittedAt(3)).ok());
+  REQUIRE(e.submit(gang("b-wider").queue("b").gpus(8).pods(2).submittedAt(4)).ok());
+  REQUIRE(e.submit(gang("b1").queue("b").gpus(8).submittedAt(5)).ok());
+  // Round 1: a1 (within a's nominal 8) is admitted. Round 2: a2 borrows b's unused quota
+  // (a: 8 + 8 = 16 > 8; the cohort: 8 + 8 = 16 <= 16) and is admitted. Round 3: b1 (b: 0 + 8
+  // <= 8) finds the cohort full; a2 is above a's nominal quota, but was admitted in this
+  // very cycle: no victim now.
+  Decisions d = e.schedule(10);
+  CHECK(admitted(d, "a1"));
+  CHECK(admitted(d, "a2"));
+  CHECK(preempted(d).empty());
+  CHECK(reasonOf(e, "b1") == PendingReason::QueueAtLimit);
+  // The next cycle reclaims one of a's gangs for b1: a1 and a2 were admitted at the same
+  // moment, so the most recently admitted is the first by name; without it a uses 8, its
+  // nominal quota, and the cohort 8 + 8 = 16.
+  d = e.schedule(20);
+  CHECK(preempted(d) == std::set<std::string>{"a1"});
+  CHECK(admitted(d, "b1"));
+}
+
 }  // namespace
 }  // namespace troupe::queueing

@@ -46,6 +46,7 @@ nlohmann::json summaryOf(double load, double jct, double util) {
   return {{"cluster_gpus", 64},
           {"offered_load", load},
           {"jobs", 10},
+          {"finished_jobs", 9},
           {"avg_jct_s", jct},
           {"p99_queue_delay_s", 5.0},
           {"gpu_utilization", util},
@@ -67,9 +68,9 @@ TEST_CASE("the sweep table runs from light to heavy load, policies in the order 
   REQUIRE(markdown.ok());
   auto lines = split(*markdown, '\n');
   REQUIRE(lines.size() == 2 + 4);
-  CHECK(lines[2].rfind("| 1 | 64 | 0.50 | fifo | 10 | 1,234,567 |", 0) == 0);
+  CHECK(lines[2].rfind("| 1 | 64 | 0.50 | fifo | 10 | 9 | 1,234,567 |", 0) == 0);
   CHECK(lines[3].rfind("| 1 | 64 | 0.50 | troupe |", 0) == 0);
-  CHECK(lines[4].rfind("| 1/8 | 64 | 4.00 | fifo | 10 | 9,000 |", 0) == 0);
+  CHECK(lines[4].rfind("| 1/8 | 64 | 4.00 | fifo | 10 | 9 | 9,000 |", 0) == 0);
   CHECK(lines[5].rfind("| 1/8 | 64 | 4.00 | troupe |", 0) == 0);
   // makespan in millions of seconds.
   CHECK(lines[5].find("| 1.50 |") != std::string::npos);
@@ -79,9 +80,9 @@ TEST_CASE("the sweep table runs from light to heavy load, policies in the order 
   auto rows = split(*csv, '\n');
   REQUIRE(rows.size() == 5);
   CHECK(split(rows[0], ',').size() == sweepColumns().size());
-  CHECK(rows[1].rfind("1,64,0.5,fifo,10,1234567,", 0) == 0);
+  CHECK(rows[1].rfind("1,64,0.5,fifo,10,9,1234567,", 0) == 0);
   // The CSV keeps the makespan in seconds, as its header says.
-  CHECK(split(rows[1], ',')[8] == "1500000");
+  CHECK(split(rows[1], ',')[9] == "1500000");
 
   runs[0].summary.erase("big");
   auto broken = sweepMarkdown(runs, {"fifo", "troupe"});
@@ -113,23 +114,27 @@ double roundingOf(const std::string& cell) {
 TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every replay",
           "[simulator][sweep]") {
   // A 15-hour slice of Philly from an idle cluster (scale 1: 2,816 GPUs, nothing waits) to
-  // an overloaded one (1/32: 88 GPUs), under both policies.
+  // an overloaded one (1/32: 88 GPUs), under every policy.
+  const std::vector<std::string> policies = {"fifo",  "troupe",   "yarn-cs",
+                                             "kueue", "tiresias", "srtf"};
+  const size_t np = policies.size();
+  const size_t runs = 4 * np;
   testing::TempDir dir;
-  const std::string command =
-      std::string(TROUPE_BINARY_DIR) +
-      "/cmd/troupe sim sweep --trace " TROUPE_SOURCE_DIR
-      "/test/simulator/data/philly_slice.csv --cluster " TROUPE_SOURCE_DIR
-      "/examples/sim/philly-cluster.yaml --scales 1,1/4,1/16,1/32 --policies fifo,troupe --out " +
-      dir.path();
+  const std::string command = std::string(TROUPE_BINARY_DIR) +
+                              "/cmd/troupe sim sweep --trace " TROUPE_SOURCE_DIR
+                              "/test/simulator/data/philly_slice.csv --cluster " TROUPE_SOURCE_DIR
+                              "/examples/sim/philly-cluster.yaml --scales 1,1/4,1/16,1/32 "
+                              "--policies fifo,troupe,yarn-cs,kueue,tiresias,srtf --out " +
+                              dir.path();
   auto first = testing::runCommand(command);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
-  CHECK(first.output.find("8 replays run, 0 reused") != std::string::npos);
+  CHECK(first.output.find(fmt::format("{} replays run, 0 reused", runs)) != std::string::npos);
 
-  // The CSV: a header and one row per (scale, policy), lightest load first, fifo before
-  // troupe; the causes adding up to the idle total of each.
+  // The CSV: a header and one row per (scale, policy), lightest load first, policies in the
+  // order asked; the causes adding up to the idle total of each.
   auto rows = split(slurp(dir.file("sweep.csv")), '\n');
-  REQUIRE(rows.size() == 1 + 8);
+  REQUIRE(rows.size() == 1 + runs);
   auto header = split(rows[0], ',');
   REQUIRE(header.size() == sweepColumns().size());
   auto column = [&](const std::string& name) {
@@ -137,18 +142,17 @@ TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every r
     REQUIRE(at != header.end());
     return static_cast<size_t>(at - header.begin());
   };
-  const std::vector<std::string> want_scales = {"1",    "1",    "1/4",  "1/4",
-                                                "1/16", "1/16", "1/32", "1/32"};
+  const std::vector<std::string> want_scales = {"1", "1/4", "1/16", "1/32"};
   // 352 nodes of 8 GPUs: 88 at 1/4, 22 at 1/16, 11 at 1/32.
-  const std::vector<int> want_gpus = {2816, 2816, 704, 704, 176, 176, 88, 88};
+  const std::vector<int> want_gpus = {2816, 704, 176, 88};
   std::vector<std::vector<std::string>> csv;
   for (size_t r = 1; r < rows.size(); ++r) {
     auto cells = split(rows[r], ',');
     INFO(rows[r]);
     REQUIRE(cells.size() == header.size());
-    CHECK(cells[column("scale")] == want_scales[r - 1]);
-    CHECK(cells[column("policy")] == (r % 2 == 1 ? "fifo" : "troupe"));
-    CHECK(std::stoi(cells[column("cluster_gpus")]) == want_gpus[r - 1]);
+    CHECK(cells[column("scale")] == want_scales[(r - 1) / np]);
+    CHECK(cells[column("policy")] == policies[(r - 1) % np]);
+    CHECK(std::stoi(cells[column("cluster_gpus")]) == want_gpus[(r - 1) / np]);
     CHECK(std::stoi(cells[column("jobs")]) == 216);
     double causes = 0;
     for (const char* cause :
@@ -162,17 +166,19 @@ TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every r
     return std::stod(csv[row][column(name)]);
   };
   // The load grows as the cluster shrinks: 32 times the GPUs, 1/32 of the load.
-  CHECK(value(6, "offered_load") == Approx(32 * value(0, "offered_load")));
-  // On the whole cluster nothing waits; on 1/32 of it gangs wait with GPUs idle, and FIFO
-  // holds them behind its head.
+  const size_t heaviest = 3 * np;  // fifo at 1/32
+  CHECK(value(heaviest, "offered_load") == Approx(32 * value(0, "offered_load")));
+  // On the whole cluster nothing waits under FIFO; on 1/32 of it gangs wait with GPUs
+  // idle, FIFO holds them behind its head, and yarn-cs keeps GPUs idle for quota.
   CHECK(value(0, "idle_waiting_gpu_h") == 0);
   CHECK(value(0, "p99_queue_delay_s") == 0);
-  CHECK(value(6, "idle_queue_head_gpu_h") > 0);
-  CHECK(value(7, "idle_waiting_gpu_h") > 0);
+  CHECK(value(heaviest, "idle_queue_head_gpu_h") > 0);
+  CHECK(value(heaviest + 1, "idle_waiting_gpu_h") > 0);
+  CHECK(value(heaviest + 2, "idle_quota_gpu_h") > 0);
 
   // The Markdown table has the same rows and cells, rounded (the makespan in Ms).
   auto markdown = split(slurp(dir.file("sweep.md")), '\n');
-  REQUIRE(markdown.size() == 2 + 8);
+  REQUIRE(markdown.size() == 2 + runs);
   for (size_t r = 0; r < csv.size(); ++r) {
     auto cells = split(markdown[2 + r], '|');
     INFO(markdown[2 + r]);
@@ -194,8 +200,8 @@ TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every r
   // with the replay's figures from the CSV.
   const std::string svg = slurp(dir.file("sweep.svg"));
   CHECK(svg.rfind("<svg ", 0) == 0);
-  CHECK(count(svg, "<polyline") == 2 * 2);
-  CHECK(count(svg, "<circle") == 2 * 8);
+  CHECK(count(svg, "<polyline") == 2 * np);
+  CHECK(count(svg, "<circle") == 2 * runs);
   for (size_t r = 0; r < csv.size(); ++r) {
     const std::string at =
         fmt::format("<title>{} at scale {}: offered load {:.2f}, ", csv[r][column("policy")],
@@ -215,7 +221,7 @@ TEST_CASE("troupe sim sweep writes the table, the CSV and the picture of every r
   auto again = testing::runCommand(command + " --reuse");
   INFO(again.output);
   REQUIRE(again.exit_code == 0);
-  CHECK(again.output.find("0 replays run, 8 reused") != std::string::npos);
+  CHECK(again.output.find(fmt::format("0 replays run, {} reused", runs)) != std::string::npos);
 }
 
 TEST_CASE("a sweep over a scale the cluster file cannot take fails before any replay",
