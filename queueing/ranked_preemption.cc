@@ -43,6 +43,9 @@ void runByRank(CycleRun& run, const std::vector<GangId>& order) {
     }
     if (!victims.empty()) run.preemptVictims(admit.front(), victims);
   }
+  // The first selected gang that found no room: the GPUs the selection counted for it stay
+  // idle, and the gangs passed over wait behind it.
+  std::string unplaced;
   for (GangId g : admit) {
     const GangState& gs = st.gangs[g];
     Why why = run.baseWhy(g);
@@ -61,13 +64,15 @@ void runByRank(CycleRun& run, const std::vector<GangId>& order) {
     why.domain = p.domain;
     why.domain_pods = p.domain_pods;
     namePlacementShortage(gs, why);
+    if (why.reason != PendingReason::Inadmissible && unplaced.empty()) unplaced = gs.spec.name;
     run.setWhy(g, why);
   }
   for (GangId g : passed) {
     const GangState& gs = st.gangs[g];
     if (gs.evicted_cycle == st.cycle) continue;
     Why why = run.baseWhy(g);
-    why.reason = PendingReason::NoPlacement;
+    why.reason = unplaced.empty() ? PendingReason::NoPlacement : PendingReason::BlockedByQueueHead;
+    why.blocking = unplaced;
     run.setWhy(g, why);
   }
 }

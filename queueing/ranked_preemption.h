@@ -16,9 +16,11 @@ namespace troupe::queueing {
 //  2. Running gangs not selected are evicted (Preempted), named after the first selected
 //     waiting gang: the capacity the selection counts on.
 //  3. Selected waiting gangs are placed in order, all pods at once, on free capacity; one
-//     that does not fit there (fragmentation, topology) waits with NoPlacement, as does
-//     every waiting gang not selected. A gang evicted in this cycle is not placed again
-//     in it.
+//     that does not fit there (fragmentation, topology) waits with NoPlacement. A waiting
+//     gang not selected waits with NoPlacement, or, when a selected gang found no room and
+//     so leaves the GPUs counted for it idle, with BlockedByQueueHead naming the first
+//     such gang: no gang passes the order into them. A gang evicted in this cycle is not
+//     placed again in it.
 void runByRank(CycleRun& run, const std::vector<GangId>& order);
 
 }  // namespace troupe::queueing
