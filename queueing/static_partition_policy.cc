@@ -66,12 +66,19 @@ void StaticPartitionPolicy::admit(CycleRun& run) {
       }
       std::vector<std::int32_t> counts;
       for (const auto& ps : gs.spec.pod_sets) counts.push_back(ps.count);
-      // Larger than a guarantee on its path, or than any node or domain could hold: it
-      // can never run, and blocks nobody.
-      if (partitionBreach(st, q, gs.full_request, partitioned, nothing) ||
-          !run.memo().fitsEver(st, g, counts)) {
-        why.reason = PendingReason::Inadmissible;
+      // Larger than a guarantee on its path: it waits at that queue's limit for good, as a
+      // YARN application asking more than its queue's maximum capacity does. Larger than
+      // any node or domain could hold: it can never run. Either way it blocks nobody.
+      if (const auto never = partitionBreach(st, q, gs.full_request, partitioned, nothing)) {
+        why.reason = PendingReason::QueueAtLimit;
+        why.quota_level = never->queue;
+        why.quota_resource = static_cast<std::int32_t>(never->resource);
         why.detail = partitionDetail();
+        run.setWhy(g, why);
+        continue;
+      }
+      if (!run.memo().fitsEver(st, g, counts)) {
+        why.reason = PendingReason::Inadmissible;
         run.setWhy(g, why);
         continue;
       }

@@ -33,8 +33,9 @@ TEST_CASE("yarn-cs never lends a queue's idle guarantee to another queue",
   CHECK_FALSE(admitted(d, "a2"));
   CHECK(reasonOf(e, "a2") == PendingReason::QueueAtLimit);
   CHECK(reasonOf(e, "a3") == PendingReason::BlockedByQueueHead);
-  // huge asks 16 GPUs of b's 8: it can never run there, and blocks no one.
-  CHECK(reasonOf(e, "huge") == PendingReason::Inadmissible);
+  // huge asks 16 GPUs of b's 8: it can never run there, waits at b's limit for good, and
+  // blocks no one.
+  CHECK(reasonOf(e, "huge") == PendingReason::QueueAtLimit);
 
   // b's own work is admitted into b's partition.
   REQUIRE(e.submit(gang("b1").queue("b").gpus(8).submittedAt(20)).ok());
