@@ -352,9 +352,10 @@ void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving
   // A gang a limit holds back may also preempt (queue_limits.h): it counts as waiting for
   // the "could it preempt at all" test.
   if (waitsForCapacity(gs.why.reason) || gs.why.reason == PendingReason::QueueAtLimit) {
-    look.min_waiting_request = look.has_waiting
-                                   ? ResourceVector::min(look.min_waiting_request, gs.min_request)
-                                   : gs.min_request;
+    ResourceVector least = gs.min_request;
+    for (const GangWay& w : gs.ways) least = ResourceVector::min(least, w.min_request);
+    look.min_waiting_request =
+        look.has_waiting ? ResourceVector::min(look.min_waiting_request, least) : least;
     look.has_waiting = true;
   }
   switch (gs.why.reason) {
@@ -371,7 +372,9 @@ void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving
       const KindId kind = gs.kind;
       // A starving gang may get a reservation once one ends: examine it again then.
       if (starving) look.starving_waiters = true;
-      const bool exempt = gs.spec.runtime_estimate.has_value() || st.holdsReservation(g);
+      // A gang with alternatives waits for any of its ways: the kind of one says too little.
+      const bool exempt =
+          gs.spec.runtime_estimate.has_value() || st.holdsReservation(g) || !gs.ways.empty();
       if (kind == kNoKind || exempt) {
         look.release_proof = false;
         return;

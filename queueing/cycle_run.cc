@@ -96,6 +96,7 @@ void CycleRun::admit(GangId g, std::vector<Pod> pods) {
   a.gang = gs.spec.name;
   a.queue = gs.spec.queue;
   a.pod_set_counts = gs.counts;
+  a.variant = gs.spec.variant;
   a.pods.reserve(gs.pods.size());
   for (const Pod& p : gs.pods) a.pods.push_back(toPlacement(st_, p));
   admitted_at_.emplace_back(g, out_.admissions.size());
@@ -192,6 +193,7 @@ void CycleRun::grew(GangId g, std::vector<Pod> added) {
     if (admitted != g) continue;
     Admission& a = out_.admissions[index];
     a.pod_set_counts = gs.counts;
+    a.variant = gs.spec.variant;
     for (const Pod& p : added) a.pods.push_back(toPlacement(st_, p));
     return;
   }

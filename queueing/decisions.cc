@@ -146,6 +146,7 @@ std::string describe(const PendingExplanation& e) {
   if (e.limited_by_quota && e.reason != PendingReason::QueueAtLimit &&
       e.reason != PendingReason::Inadmissible)
     text += "; " + limitArithmetic(e, false);
+  if (!e.variant.empty()) text += fmt::format(" (waiting for variant {})", e.variant);
   return fmt::format("{}: {}", pendingReasonName(e.reason), text);
 }
 

@@ -18,6 +18,9 @@ struct Admission {
   std::string queue;
   std::vector<PodPlacement> pods;
   std::vector<std::int32_t> pod_set_counts;  // pods admitted per pod set
+  // The variant admitted (GangSpec::variant or one of its alternatives' names); the pods
+  // are that variant's pod sets. "" for a gang without alternatives.
+  std::string variant;
 };
 
 enum class PreemptionReason {
@@ -90,6 +93,9 @@ const char* pendingReasonName(PendingReason reason);
 struct PendingExplanation {
   std::string gang;
   std::string queue;
+  // The variant it waits for (its numbers below are that variant's); "" for a gang
+  // without alternatives.
+  std::string variant;
   PendingReason reason = PendingReason::NoPlacement;
   // The queue, in the gang's dominant resource.
   std::string dominant_resource;

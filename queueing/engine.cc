@@ -381,7 +381,8 @@ bool Engine::holdsPending(const GangSpec& gang) const {
   auto it = state_->gang_ids.find(gang.name);
   if (it == state_->gang_ids.end()) return false;
   const GangState& gs = state_->gangs[it->second];
-  return !gs.running && gs.spec == gang;
+  if (gs.running) return false;
+  return gs.way == 0 ? gs.spec == gang : state_->givenSpec(it->second) == gang;
 }
 
 bool Engine::holdsRunning(const RunningGang& gang, bool compare_start) const {

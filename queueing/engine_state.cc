@@ -188,6 +188,85 @@ KindId EngineState::kindOf(const MemoKey& key) {
   return it->second;
 }
 
+GangWay EngineState::wayOf(std::string name, std::vector<PodSet> pod_sets,
+                           const TopologyConstraint& topology) {
+  GangWay w;
+  w.name = std::move(name);
+  w.pod_sets = std::move(pod_sets);
+  w.classes.reserve(w.pod_sets.size());
+  for (const auto& ps : w.pod_sets) {
+    w.classes.push_back(classFor(*ps.shape));
+    w.min_request += ps.shape->requests * ps.min_count;
+    w.full_request += ps.shape->requests * ps.count;
+  }
+  if (w.pod_sets.size() == 1) {
+    MemoKey k;
+    k.cls = w.classes[0];
+    k.mode = static_cast<std::int32_t>(topology.mode);
+    k.level = topology.mode == TopologyMode::None ? -1 : levelIndex(topology.level);
+    k.request = w.pod_sets[0].shape->requests;
+    w.kind = kindOf(k);
+  }
+  return w;
+}
+
+// The active way's pod sets and what is derived from them become the gang's. Its kind,
+// classes and requests are the way's own, so every memo keyed by them (placements by kind,
+// failed preemption searches by kind and queue) answers for the way tried.
+void EngineState::useWay(GangId g, std::size_t w) {
+  GangState& gs = gangs[g];
+  TROUPE_CHECK(w < gs.ways.size(), "gang {} has no way {} (it has {})", gs.spec.name, w,
+               gs.ways.size());
+  TROUPE_CHECK(!gs.running, "gang {} changed its way while running", gs.spec.name);
+  const GangWay& way = gs.ways[w];
+  gs.way = w;
+  gs.spec.pod_sets = way.pod_sets;
+  gs.spec.variant = way.name;
+  gs.classes = way.classes;
+  gs.kind = way.kind;
+  gs.min_request = way.min_request;
+  gs.full_request = way.full_request;
+}
+
+GangSpec EngineState::givenSpec(GangId g) const {
+  const GangState& gs = gangs[g];
+  if (gs.ways.empty() || gs.way == 0) return gs.spec;
+  GangSpec spec = gs.spec;
+  spec.pod_sets = gs.ways[0].pod_sets;
+  spec.variant = gs.ways[0].name;
+  return spec;
+}
+
+// A gang with alternatives starts running on its active way: that way becomes its first,
+// the others follow in order of preference (GangSpec::alternatives of a running gang), and
+// it asks its queue for that way alone.
+void EngineState::settleOnWay(GangId g) {
+  GangState& gs = gangs[g];
+  if (gs.ways.empty()) return;
+  if (gs.way != 0) {
+    std::rotate(gs.ways.begin(), gs.ways.begin() + static_cast<std::ptrdiff_t>(gs.way),
+                gs.ways.begin() + static_cast<std::ptrdiff_t>(gs.way) + 1);
+    gs.way = 0;
+    gs.spec.alternatives.clear();
+    for (std::size_t i = 1; i < gs.ways.size(); ++i)
+      gs.spec.alternatives.push_back(GangVariant{gs.ways[i].name, gs.ways[i].pod_sets});
+  }
+  setDemand(g, gs.full_request);
+}
+
+void EngineState::setDemand(GangId g, const ResourceVector& demand) {
+  GangState& gs = gangs[g];
+  if (gs.demand == demand) return;
+  if (gs.queue >= 0) {
+    QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
+    q.demand -= gs.demand;
+    q.demand += demand;
+    markDirty(gs.queue);
+    shares_dirty = true;
+  }
+  gs.demand = demand;
+}
+
 GangId EngineState::newGang(GangSpec spec) {
   GangId g;
   if (!free_gang_ids.empty()) {
@@ -203,21 +282,22 @@ GangId EngineState::newGang(GangSpec spec) {
   gs.present = true;
   if (name_keys.size() <= g) name_keys.resize(g + 1);
   name_keys[g] = nameKey(gs.spec.name);
-  gs.classes.reserve(gs.spec.pod_sets.size());
-  for (const auto& ps : gs.spec.pod_sets) {
-    gs.classes.push_back(classFor(*ps.shape));
-    gs.min_request += ps.shape->requests * ps.min_count;
-    gs.full_request += ps.shape->requests * ps.count;
+  if (gs.spec.alternatives.empty()) {
+    GangWay only = wayOf(std::string(), std::move(gs.spec.pod_sets), gs.spec.topology);
+    gs.spec.pod_sets = std::move(only.pod_sets);
+    gs.classes = std::move(only.classes);
+    gs.kind = only.kind;
+    gs.min_request = only.min_request;
+    gs.full_request = only.full_request;
+  } else {
+    gs.ways.reserve(gs.spec.alternatives.size() + 1);
+    gs.ways.push_back(wayOf(gs.spec.variant, gs.spec.pod_sets, gs.spec.topology));
+    for (const GangVariant& v : gs.spec.alternatives)
+      gs.ways.push_back(wayOf(v.name, v.pod_sets, gs.spec.topology));
+    useWay(g, 0);
   }
+  gs.demand = gs.full_request;
   gs.counts.assign(gs.spec.pod_sets.size(), 0);
-  if (gs.spec.pod_sets.size() == 1) {
-    MemoKey k;
-    k.cls = gs.classes[0];
-    k.mode = static_cast<std::int32_t>(gs.spec.topology.mode);
-    k.level = gs.spec.topology.mode == TopologyMode::None ? -1 : levelIndex(gs.spec.topology.level);
-    k.request = gs.spec.pod_sets[0].shape->requests;
-    gs.kind = kindOf(k);
-  }
   gang_ids.emplace(gs.spec.name, g);
   noteChanged(g);
   return g;
@@ -236,7 +316,7 @@ void EngineState::attachToQueue(GangId g) {
   gs.queue = it->second;
   markDirty(gs.queue);
   QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
-  q.demand += gs.full_request;
+  q.demand += gs.demand;
   if (gs.running) {
     q.running.insert(g);
     runningChanged(gs.queue);
@@ -260,7 +340,7 @@ void EngineState::detachFromQueue(GangId g) {
   }
   markDirty(gs.queue);
   QueueState& q = queues[static_cast<std::size_t>(gs.queue)];
-  q.demand -= gs.full_request;
+  q.demand -= gs.demand;
   if (gs.running) {
     q.running.erase(g);
     runningChanged(gs.queue);
@@ -292,6 +372,7 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
     if (pending_observer != nullptr) pending_observer->pendingRemoved(g);
   }
   gs.running = true;
+  settleOnWay(g);
   gs.start_time = now;
   gs.pods = std::move(pods);
   noteChanged(g);

@@ -187,12 +187,20 @@ class EngineState {
   void stopRunning(GangId g);  // back to pending, keeps its submit time
   void removePods(GangId g, const std::vector<std::size_t>& pod_indexes);
   void addPods(GangId g, const std::vector<Pod>& pods);
+  // Makes way w of g (a gang with alternatives) its active one.
+  void useWay(GangId g, std::size_t w);
+  // The spec g was given (or, running, its spec as Engine::running() returns it),
+  // whichever way is active.
+  GangSpec givenSpec(GangId g) const;
   const ResourceVector& requestOf(GangId g, std::int32_t pod_set) const {
     return gangs[g].spec.pod_sets[static_cast<std::size_t>(pod_set)].shape->requests;
   }
 
  private:
   void refreshNodeRuns();
+  GangWay wayOf(std::string name, std::vector<PodSet> pod_sets, const TopologyConstraint& topology);
+  void settleOnWay(GangId g);
+  void setDemand(GangId g, const ResourceVector& demand);
 };
 
 }  // namespace troupe::queueing

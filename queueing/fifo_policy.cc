@@ -1,5 +1,7 @@
 #include "queueing/fifo_policy.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,25 @@ bool FifoPolicy::SubmitOrder::operator()(GangId a, GangId b) const {
   return x.name < y.name;
 }
 
+namespace {
+
+// Where g fits now, placed afresh, not as the memo remembers: the head's explanation
+// names the largest free domain as it is now.
+std::optional<std::vector<Pod>> fitAfresh(EngineState& st, CycleRun& run, GangId g, Why& why) {
+  const GangState& gs = st.gangs[g];
+  PlaceOptions o;
+  o.self = g;
+  std::vector<std::int32_t> full, least;
+  for (const auto& ps : gs.spec.pod_sets) {
+    full.push_back(ps.count);
+    least.push_back(ps.min_count);
+  }
+  auto place = [&](const std::vector<std::int32_t>& counts) { return placeGang(st, g, counts, o); };
+  return fitGang(st, run.memo(), g, least, full, place, why);
+}
+
+}  // namespace
+
 void FifoPolicy::admit(CycleRun& run) {
   EngineState& st = run.state();
   const std::vector<GangId> order(order_.begin(), order_.end());  // admissions leave it
@@ -27,21 +48,21 @@ void FifoPolicy::admit(CycleRun& run) {
       run.setWhy(g, why);
       continue;
     }
-    PlaceOptions o;
-    o.self = g;
-    std::vector<std::int32_t> full, least;
-    for (const auto& ps : gs.spec.pod_sets) {
-      full.push_back(ps.count);
-      least.push_back(ps.min_count);
+    // A gang with alternatives takes its first way that fits, or waits for its first.
+    const std::size_t ways = std::max<std::size_t>(gs.ways.size(), 1);
+    std::optional<std::vector<Pod>> pods;
+    for (std::size_t w = 0; w < ways && !pods; ++w) {
+      if (!gs.ways.empty()) st.useWay(g, w);
+      pods = fitAfresh(st, run, g, why);
     }
-    // Placed afresh, not as the memo remembers: the head's explanation names the largest
-    // free domain as it is now.
-    auto place = [&](const std::vector<std::int32_t>& counts) {
-      return placeGang(st, g, counts, o);
-    };
-    if (auto pods = fitGang(st, run.memo(), g, least, full, place, why)) {
+    if (pods) {
       run.admit(g, std::move(*pods));
       continue;
+    }
+    if (ways > 1) {
+      st.useWay(g, 0);
+      why = run.baseWhy(g);
+      fitAfresh(st, run, g, why);
     }
     namePlacementShortage(gs, why);
     run.setWhy(g, why);

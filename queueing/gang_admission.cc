@@ -1,6 +1,8 @@
 #include "queueing/gang_admission.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "queueing/gang_fit.h"
 #include "queueing/queue_limits.h"
@@ -10,84 +12,196 @@ namespace troupe::queueing {
 
 bool GangAdmission::tryToAdmit(GangId g) {
   run_.forgetCountedOnByLast();
-  GangState& gs = st_.gangs[g];
-  const QueueId q = gs.queue;
+  if (st_.gangs[g].evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
+  if (!st_.gangs[g].ways.empty()) return tryWays(g);
   Why why = run_.baseWhy(g);
-  if (gs.evicted_cycle == st_.cycle) return false;  // its Why was set at eviction
-  PlaceOptions o;
-  o.self = g;
-  if (gs.spec.runtime_estimate) o.backfill_end = run_.now() + *gs.spec.runtime_estimate;
-  least_.clear();
-  full_.clear();
-  for (const auto& ps : gs.spec.pod_sets) {
-    least_.push_back(ps.min_count);
-    full_.push_back(ps.count);
-  }
-  const std::vector<std::int32_t>& least = least_;
-  auto place = [&](const std::vector<std::int32_t>& counts) {
-    return run_.memo().place(st_, g, counts, o);
-  };
-  if (auto pods = fitGang(st_, run_.memo(), g, least, full_, place, why)) {
+  if (auto pods = fit(g, why)) {
     run_.admit(g, std::move(*pods));
     return true;
   }
-  const bool limited = why.reason == PendingReason::QueueAtLimit;
-  if (why.reason != PendingReason::NoPlacement && !limited) {
+  if (!curable(why)) {
     run_.setWhy(g, why);
     return false;
   }
+  switch (cure(g, why)) {
+    case Cure::Admitted: return true;
+    case Cure::Waits: return false;
+    case Cure::None: break;
+  }
+  explainWait(g, why);
+  return false;
+}
+
+// The ways of a gang with alternatives, in order of preference (docs/scheduling.md,
+// "Choosing a GPU type"): one that fits within its queue's guarantee is taken at once, one
+// that fits only by borrowing when the queue says Stay (else remembered), one that needs
+// preemption is searched at once when the queue says Stay and no earlier way fits by
+// borrowing (else remembered). Then the first remembered borrowing fit, then the
+// remembered searches in order. A gang left waiting waits for its first way that could
+// ever fit: its explanation and its reservation are that way's.
+bool GangAdmission::tryWays(GangId g) {
+  GangState& gs = st_.gangs[g];
+  const QueueSpec& queue = st_.queues[static_cast<std::size_t>(gs.queue)].spec;
+  const std::size_t n = gs.ways.size();
+  std::vector<Why> whys(n);
+  std::optional<std::pair<std::size_t, std::vector<Pod>>> borrowing;
+  std::vector<std::size_t> searches;
+  for (std::size_t w = 0; w < n; ++w) {
+    st_.useWay(g, w);
+    whys[w] = run_.baseWhy(g);
+    if (auto pods = fit(g, whys[w])) {
+      if (queue.when_borrowing == VariantFungibility::Stay || !borrows(g, *pods)) {
+        run_.admit(g, std::move(*pods));
+        return true;
+      }
+      if (!borrowing) borrowing.emplace(w, std::move(*pods));
+      continue;
+    }
+    if (!curable(whys[w])) continue;
+    if (queue.when_preempting == VariantFungibility::TryNext || borrowing) {
+      searches.push_back(w);
+      continue;
+    }
+    switch (cure(g, whys[w])) {
+      case Cure::Admitted: return true;
+      case Cure::Waits: return false;
+      case Cure::None: break;
+    }
+  }
+  // Nothing changed capacity since the borrowing fit was found: a search that ran after
+  // it would have taken its way.
+  if (borrowing) {
+    st_.useWay(g, borrowing->first);
+    run_.admit(g, std::move(borrowing->second));
+    return true;
+  }
+  for (std::size_t w : searches) {
+    st_.useWay(g, w);
+    setCounts(g);
+    switch (cure(g, whys[w])) {
+      case Cure::Admitted: return true;
+      case Cure::Waits: return false;
+      case Cure::None: break;
+    }
+  }
+  std::size_t waits_for = 0;
+  while (waits_for < n && whys[waits_for].reason == PendingReason::Inadmissible) ++waits_for;
+  if (waits_for == n) waits_for = 0;
+  st_.useWay(g, waits_for);
+  setCounts(g);
+  if (curable(whys[waits_for]))
+    explainWait(g, whys[waits_for]);
+  else
+    run_.setWhy(g, whys[waits_for]);
+  return false;
+}
+
+// Whether starting g's `pods` takes its queue past its guarantee in a resource its ways
+// ask different amounts of (a GPU type's quota resource): borrowing that type.
+bool GangAdmission::borrows(GangId g, const std::vector<Pod>& pods) const {
+  const GangState& gs = st_.gangs[g];
+  const QueueState& q = st_.queues[static_cast<std::size_t>(gs.queue)];
+  ResourceVector after = q.allocated;
+  for (const Pod& pod : pods) after += st_.requestOf(g, pod.pod_set);
+  for (std::size_t r = 0; r < kMaxResources; ++r) {
+    bool differs = false;
+    for (const GangWay& w : gs.ways) differs = differs || w.full_request[r] != gs.full_request[r];
+    if (differs && after[r] > q.allocated[r] && after[r] > q.spec.guaranteed[r]) return true;
+  }
+  return false;
+}
+
+void GangAdmission::setCounts(GangId g) {
+  least_.clear();
+  full_.clear();
+  for (const auto& ps : st_.gangs[g].spec.pod_sets) {
+    least_.push_back(ps.min_count);
+    full_.push_back(ps.count);
+  }
+}
+
+PlaceOptions GangAdmission::placeOptions(GangId g) const {
+  const GangState& gs = st_.gangs[g];
+  PlaceOptions o;
+  o.self = g;
+  if (gs.spec.runtime_estimate) o.backfill_end = run_.now() + *gs.spec.runtime_estimate;
+  return o;
+}
+
+// Steps 1-3: where g, at its active way, fits now; otherwise `why` says why not.
+std::optional<std::vector<Pod>> GangAdmission::fit(GangId g, Why& why) {
+  setCounts(g);
+  const PlaceOptions o = placeOptions(g);
+  auto place = [&](const std::vector<std::int32_t>& counts) {
+    return run_.memo().place(st_, g, counts, o);
+  };
+  return fitGang(st_, run_.memo(), g, least_, full_, place, why);
+}
+
+bool GangAdmission::curable(const Why& why) {
+  return why.reason == PendingReason::NoPlacement || why.reason == PendingReason::QueueAtLimit;
+}
+
+// Step 4, for a gang that did not fit (NoPlacement or QueueAtLimit): waiting for
+// terminating pods, or a preemption search. Admitted, waiting (its explanation set), or
+// not cured (`why` holds the search's answer).
+GangAdmission::Cure GangAdmission::cure(GangId g, Why& why) {
+  if (!st_.policy.preemption) return Cure::None;
+  const QueueId q = st_.gangs[g].queue;
+  const std::vector<std::int32_t>& least = least_;
+  const bool limited = why.reason == PendingReason::QueueAtLimit;
   // What terminating pods hold comes back by itself: a gang within its limits once their
   // usage is gone, or that fits once their capacity is back, waits for them, and nobody is
   // preempted for it.
-  if (st_.policy.preemption && limited && waitsForTerminatingQuota(g, why)) {
+  if ((limited && waitsForTerminatingQuota(g, why)) ||
+      (!limited && run_.countOnTerminating(g, least, why))) {
     run_.setWhy(g, why);
-    return false;
+    return Cure::Waits;
   }
-  if (st_.policy.preemption && !limited && run_.countOnTerminating(g, least, why)) {
-    run_.setWhy(g, why);
-    return false;
+  // The search's answer (or the remembered one), for the reason: a limited gang stays
+  // QueueAtLimit and says why no victim helps.
+  AnswerMemo& memo = run_.memo();
+  Why found = why;
+  bool answered = memo.preemptionKnownToFail(st_, g, least, found);
+  // Not searched for want of budget: its answer is unknown, so any move may change it.
+  if (!answered && !run_.searchesLeft()) memo.markPreemptVolatile(q);
+  if (!answered && run_.searchesLeft()) {
+    PreemptionPlan plan = planPreemption(st_, g, least, run_.now(), memo.candidatePool(st_.policy),
+                                         run_.retryBudget());
+    if (plan.searched) run_.noteSearch();
+    memo.noteProtectedUntil(plan.protected_until);
+    if (plan.ok) return applyPlan(g, plan) ? Cure::Admitted : Cure::Waits;
+    found.reason = plan.reason;
+    found.detail = plan.detail;
+    memo.rememberPreemptionFailure(st_, g, least, found, plan);
+    answered = true;
   }
-  if (st_.policy.preemption) {
-    // The search's answer (or the remembered one), for the reason: a limited gang stays
-    // QueueAtLimit and says why no victim helps.
-    AnswerMemo& memo = run_.memo();
-    Why found = why;
-    bool answered = memo.preemptionKnownToFail(st_, g, least, found);
-    // Not searched for want of budget: its answer is unknown, so any move may change it.
-    if (!answered && !run_.searchesLeft()) memo.markPreemptVolatile(q);
-    if (!answered && run_.searchesLeft()) {
-      PreemptionPlan plan = planPreemption(st_, g, least, run_.now(),
-                                           memo.candidatePool(st_.policy), run_.retryBudget());
-      if (plan.searched) run_.noteSearch();
-      memo.noteProtectedUntil(plan.protected_until);
-      if (plan.ok) return applyPlan(g, plan);
-      found.reason = plan.reason;
-      found.detail = plan.detail;
-      memo.rememberPreemptionFailure(st_, g, least, found, plan);
-      answered = true;
-    }
-    if (answered && limited)
-      why.detail = noVictimDetail(found);
-    else if (answered)
-      why = found;
-  }
+  if (answered && limited)
+    why.detail = noVictimDetail(found);
+  else if (answered)
+    why = found;
+  return Cure::None;
+}
+
+// Step 5: g waits; says why, and gives a starving gang a reservation.
+void GangAdmission::explainWait(GangId g, Why why) {
+  GangState& gs = st_.gangs[g];
   if (why.reason == PendingReason::NoPlacement && !st_.reservations.empty() &&
       !st_.holdsReservation(g)) {
-    PlaceOptions ignore = o;
+    PlaceOptions ignore = placeOptions(g);
     ignore.ignore_reservations = true;
-    if (run_.memo().fitsIgnoringReservations(st_, g, least, ignore)) {
+    if (run_.memo().fitsIgnoringReservations(st_, g, least_, ignore)) {
       why.reason = PendingReason::BlockedByStarvingJob;
       why.blocking = firstBlockingReservation();
     }
   }
   if (st_.policy.backfill && run_.starving(g) &&
-      (st_.holdsReservation(g) || reserve(st_, g, least, run_.now()))) {
+      (st_.holdsReservation(g) || reserve(st_, g, least_, run_.now()))) {
     why.reason = PendingReason::Reserved;
     why.blocking.clear();
   }
   namePlacementShortage(gs, why);
   run_.setWhy(g, why);
-  return false;
 }
 
 // Why no victim brings a gang within the limit that binds it, from its preemption

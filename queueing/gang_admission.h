@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "queueing/cycle_run.h"
+#include "queueing/gang_placer.h"
 
 namespace troupe::queueing {
 
@@ -21,8 +23,10 @@ namespace troupe::queueing {
 //     says why no victim helps), or BlockedByStarvingJob when it would fit but for a
 //     reservation, TopologyUnsatisfiable for NoPlacement under a required topology; a
 //     starving gang gets a reservation (with backfill on).
-// Placements, fits-ever, preemption failures and fits-ignoring-reservations are asked of
-// the memo. One per cycle: it keeps the counts of the gang being tried between calls.
+// A gang with alternatives goes through 1-4 for each of its ways in order of preference,
+// under its queue's VariantFungibility (tryWays). Placements, fits-ever, preemption
+// failures and fits-ignoring-reservations are asked of the memo. One per cycle: it keeps
+// the counts of the gang being tried between calls.
 class GangAdmission {
  public:
   explicit GangAdmission(CycleRun& run) : run_(run), st_(run.state()) {}
@@ -31,6 +35,16 @@ class GangAdmission {
   bool tryToAdmit(GangId g);
 
  private:
+  // Step 4's outcome: admitted, waiting for terminating pods (explained), or not cured.
+  enum class Cure { Admitted, Waits, None };
+  bool tryWays(GangId g);
+  bool borrows(GangId g, const std::vector<Pod>& pods) const;
+  void setCounts(GangId g);
+  PlaceOptions placeOptions(GangId g) const;
+  std::optional<std::vector<Pod>> fit(GangId g, Why& why);
+  static bool curable(const Why& why);
+  Cure cure(GangId g, Why& why);
+  void explainWait(GangId g, Why why);
   bool applyPlan(GangId g, PreemptionPlan& plan);
   bool waitsForTerminatingQuota(GangId g, Why& why);
   static SharedText noVictimDetail(const Why& found);

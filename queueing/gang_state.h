@@ -68,7 +68,20 @@ inline bool waitsForCapacity(PendingReason r) {
   }
 }
 
+// One way to run a gang with alternatives: GangSpec::pod_sets or one of its alternatives,
+// with what the engine derives from its pod sets.
+struct GangWay {
+  std::string name;
+  std::vector<PodSet> pod_sets;
+  std::vector<std::int32_t> classes;
+  KindId kind = kNoKind;
+  ResourceVector min_request;
+  ResourceVector full_request;
+};
+
 struct GangState {
+  // spec.pod_sets, spec.variant, classes, kind, min_request and full_request are those of
+  // the active way (ways[way]) of a gang with alternatives.
   GangSpec spec;
   std::vector<std::int32_t> classes;  // constraint class per pod set
   QueueId queue = -1;
@@ -82,6 +95,15 @@ struct GangState {
   ResourceVector min_request;        // all pod sets at min_count
   ResourceVector full_request;       // all pod sets at count
   ResourceVector held;               // running: requests of its pods
+  // A gang with alternatives: its ways in order of preference (ways[0] holds the pod sets
+  // it was given, with the name of GangSpec::variant); empty for a gang without.
+  std::vector<GangWay> ways;
+  std::size_t way = 0;  // the active way
+  // Invariant: what the gang adds to its queue's demand: its first way's full_request (the
+  // way it runs on, or its preferred one). Counting every way it accepts would raise its
+  // queue's share of each type, and the victims' shares with it in every type at once, so
+  // that no single eviction lowers a victim's dominant share and reclaim could not start.
+  ResourceVector demand;
   // Invariant: how many of `pods` are terminating. A gang with one is no eviction
   // candidate (what it holds is partly on its way back already), and only its other pods
   // may be shrunk.

@@ -20,8 +20,10 @@ PendingList::Entry PendingList::entryOf(GangId g) const {
   const GangSpec& spec = gs.spec;
   const NameKey key = nameKey(spec.name);
   Entry e{spec.priority, g, spec.submit_time, key.hi, key.lo};
-  e.kind = gs.kind;
-  if (gs.kind != kNoKind) {
+  // A gang with alternatives shares no answer with other gangs (its kind is its active
+  // way's alone).
+  e.kind = gs.ways.empty() ? gs.kind : kNoKind;
+  if (e.kind != kNoKind) {
     e.min_count = spec.pod_sets[0].min_count;
     e.count = spec.pod_sets[0].count;
   }

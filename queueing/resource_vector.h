@@ -9,14 +9,15 @@
 namespace troupe::queueing {
 
 // How many resources one ResourceVector tracks. Slots 0..2 are fixed (GPU, CPU,
-// memory); the rest hold extended resources named by a ResourceNames table.
-inline constexpr std::size_t kMaxResources = 6;
+// memory); the rest hold extended resources named by a ResourceNames table, among them
+// the per-type GPU quota resources (gpu.troupe.dev/<type>) a caller adds for GPU types.
+inline constexpr std::size_t kMaxResources = 8;
 
 // The fixed slots. Units: GPUs are counts, CPU is milli-cores, memory is bytes.
 enum ResourceSlot : std::size_t { kGpu = 0, kCpu = 1, kMemory = 2, kFirstExtended = 3 };
 
 // A compact vector of integer resource quantities, one per slot. It is a plain value
-// (48 bytes), cheap to copy, compared slot by slot.
+// (64 bytes), cheap to copy, compared slot by slot.
 class ResourceVector {
  public:
   constexpr ResourceVector() = default;

@@ -72,6 +72,11 @@ struct NodeSpec {
 
 enum class WithinQueuePreemption { Never, LowerPriority };
 
+// What a queue's gang with alternatives (GangSpec::alternatives) does when its preferred
+// variant fits only by borrowing, or only by preempting: stay on it, or try the next
+// variant first (docs/scheduling.md, "Choosing a GPU type").
+enum class VariantFungibility { Stay, TryNext };
+
 struct QueueSpec {
   std::string name;
   std::string parent;  // empty: a child of the (implicit) root
@@ -94,6 +99,12 @@ struct QueueSpec {
   std::optional<Seconds> max_wait_seconds;
   // A running gang of this queue is not preempted before it has run this long.
   Seconds min_runtime_seconds = 0;
+  // A gang's variant that fits only by taking more than the queue's guarantee: Stay takes
+  // it, TryNext tries the gang's next variants first.
+  VariantFungibility when_borrowing = VariantFungibility::Stay;
+  // A gang's variant that fits only by preempting: Stay runs the preemption search on it,
+  // TryNext tries the gang's next variants without preempting first.
+  VariantFungibility when_preempting = VariantFungibility::TryNext;
   // Exponentially decayed past allocation (see usage.h), in the units of allocation.
   // Only leaf queues' usage is read.
   ResourceVector decayed_usage;
@@ -132,12 +143,27 @@ struct TopologyConstraint {
   friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
 };
 
+// One more way to run a gang: its pod sets as they would run on another GPU type (the
+// caller adds that type's node labels and quota resource to each shape).
+struct GangVariant {
+  std::string name;              // e.g. the GPU type, "a100"
+  std::vector<PodSet> pod_sets;  // as many pod sets, in the same order, as GangSpec::pod_sets
+  friend bool operator==(const GangVariant&, const GangVariant&) = default;
+};
+
 struct GangSpec {
   std::string name;   // unique among gangs, e.g. "namespace/job"
   std::string queue;  // a leaf queue's name
   std::int32_t priority = 0;
   Seconds submit_time = 0;
   std::vector<PodSet> pod_sets;
+  // The name of pod_sets' way to run, "" for a gang without alternatives.
+  std::string variant;
+  // Other ways to run it, in order of preference after pod_sets; names unique and
+  // different from `variant`. The engine runs a gang on one of them as a whole. A running
+  // gang's pod_sets and variant are the variant it runs on, and its alternatives the
+  // others in order of preference (as Engine::running() returns it).
+  std::vector<GangVariant> alternatives;
   TopologyConstraint topology;
   bool preemptible = true;
   // Expected run time, when the user gave one; backfill may use it.

@@ -38,6 +38,7 @@ PendingExplanation explain(const EngineState& st, GangId g) {
   PendingExplanation e;
   e.gang = gs.spec.name;
   e.queue = gs.spec.queue;
+  e.variant = gs.spec.variant;
   e.reason = w.reason;
   e.dominant_resource = resourceName(w.dominant);
   // The queue's numbers as they are now, not as they were when the reason was found.

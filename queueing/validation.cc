@@ -19,6 +19,26 @@ Status nonNegative(const ResourceVector& v, const std::string& path) {
   return {};
 }
 
+// `path()` names the list: built only for an error.
+template <class Path>
+Status validPodSets(const std::vector<PodSet>& pod_sets, Path path) {
+  for (std::size_t i = 0; i < pod_sets.size(); ++i) {
+    const PodSet& ps = pod_sets[i];
+    auto p = [&] { return fmt::format("{}[{}]", path(), i); };
+    if (!ps.shape) return invalid(p() + ".shape", "Required value");
+    if (ps.count < 1) return invalid(p() + ".count", "Invalid value: must be at least 1");
+    if (ps.min_count < 1 || ps.min_count > ps.count)
+      return invalid(p() + ".minCount", fmt::format("Invalid value: {}: must be in [1, count={}]",
+                                                    ps.min_count, ps.count));
+    if (ps.shape->requests.anyNegative()) return nonNegative(ps.shape->requests, p() + ".requests");
+    if (ps.shape->requests[kGpu] > 64)
+      return invalid(p() + ".requests[nvidia.com/gpu]", "Invalid value: at most 64 GPUs per pod");
+    if (ps.shape->requests.isZero())
+      return invalid(p() + ".requests", "Invalid value: a pod must request some resource");
+  }
+  return {};
+}
+
 }  // namespace
 
 Status validateNode(const NodeSpec& node) {
@@ -85,19 +105,22 @@ Status validateGang(const GangSpec& gang, const Policy& policy) {
   if (gang.queue.empty()) return invalid(base() + ".queue", "Required value");
   if (gang.pod_sets.empty())
     return invalid(base() + ".podSets", "Required value: at least one pod set");
-  for (std::size_t i = 0; i < gang.pod_sets.size(); ++i) {
-    const PodSet& ps = gang.pod_sets[i];
-    auto p = [&] { return fmt::format("{}.podSets[{}]", base(), i); };
-    if (!ps.shape) return invalid(p() + ".shape", "Required value");
-    if (ps.count < 1) return invalid(p() + ".count", "Invalid value: must be at least 1");
-    if (ps.min_count < 1 || ps.min_count > ps.count)
-      return invalid(p() + ".minCount", fmt::format("Invalid value: {}: must be in [1, count={}]",
-                                                    ps.min_count, ps.count));
-    if (ps.shape->requests.anyNegative()) return nonNegative(ps.shape->requests, p() + ".requests");
-    if (ps.shape->requests[kGpu] > 64)
-      return invalid(p() + ".requests[nvidia.com/gpu]", "Invalid value: at most 64 GPUs per pod");
-    if (ps.shape->requests.isZero())
-      return invalid(p() + ".requests", "Invalid value: a pod must request some resource");
+  if (auto s = validPodSets(gang.pod_sets, [&] { return base() + ".podSets"; }); !s) return s;
+  if (!gang.alternatives.empty() && gang.variant.empty())
+    return invalid(base() + ".variant",
+                   "Required value: a gang with alternatives names its variant");
+  for (std::size_t i = 0; i < gang.alternatives.size(); ++i) {
+    const GangVariant& v = gang.alternatives[i];
+    auto p = [&] { return fmt::format("{}.alternatives[{}]", base(), i); };
+    if (v.name.empty()) return invalid(p() + ".name", "Required value");
+    bool repeated = v.name == gang.variant;
+    for (std::size_t j = 0; j < i; ++j) repeated = repeated || gang.alternatives[j].name == v.name;
+    if (repeated) return invalid(p() + ".name", fmt::format("Duplicate value: \"{}\"", v.name));
+    if (v.pod_sets.size() != gang.pod_sets.size())
+      return invalid(p() + ".podSets",
+                     fmt::format("Invalid value: {} pod sets: must be as many as the gang's {}",
+                                 v.pod_sets.size(), gang.pod_sets.size()));
+    if (auto s = validPodSets(v.pod_sets, [&] { return p() + ".podSets"; }); !s) return s;
   }
   if (gang.topology.mode != TopologyMode::None) {
     bool known = false;

@@ -43,6 +43,12 @@ class NodeBuilder {
     n_.labels.emplace_back(std::move(k), std::move(v));
     return *this;
   }
+  // A node of GPU type `type`: its product label, and its GPUs in the type's quota slot
+  // (as the caller converts GPU types). Call after gpus().
+  NodeBuilder& gpuType(const std::string& type, std::size_t slot) {
+    n_.allocatable[slot] = n_.allocatable[kGpu];
+    return label("nvidia.com/gpu.product", type);
+  }
   NodeBuilder& rack(std::string r) { return label("troupe.dev/rack", std::move(r)); }
   NodeBuilder& block(std::string b) { return label("troupe.dev/block", std::move(b)); }
   NodeBuilder& taint(std::string k, std::string v, TaintEffect e = TaintEffect::NoSchedule) {
@@ -87,6 +93,23 @@ class QueueBuilder {
   }
   QueueBuilder& guaranteedGpus(std::int64_t n) {
     q_.guaranteed = queueing::testing::gpus(n);
+    return *this;
+  }
+  // Guaranteed, limit or lendingLimit in one slot, e.g. a GPU type's quota slot.
+  QueueBuilder& guaranteedIn(std::size_t slot, std::int64_t n) {
+    q_.guaranteed[slot] = n;
+    return *this;
+  }
+  QueueBuilder& limitIn(std::size_t slot, std::int64_t n) {
+    q_.limit[slot] = n;
+    return *this;
+  }
+  QueueBuilder& whenBorrowing(VariantFungibility f) {
+    q_.when_borrowing = f;
+    return *this;
+  }
+  QueueBuilder& whenPreempting(VariantFungibility f) {
+    q_.when_preempting = f;
     return *this;
   }
   QueueBuilder& limitGpus(std::int64_t n) {
@@ -205,6 +228,12 @@ class GangBuilder {
     g_.runtime_estimate = s;
     return *this;
   }
+  // GPU types it accepts, in order of preference: each becomes a variant whose pods select
+  // the type's nodes and ask its quota slot for their GPUs.
+  GangBuilder& gpuTypes(std::vector<std::pair<std::string, std::size_t>> types) {
+    types_ = std::move(types);
+    return *this;
+  }
   // A second pod set (e.g. a launcher) with its own shape.
   GangBuilder& plusPods(std::int32_t n, ResourceVector requests) {
     auto shape = std::make_shared<PodShape>();
@@ -214,16 +243,34 @@ class GangBuilder {
   }
   GangSpec build() const {
     GangSpec g = g_;
-    g.pod_sets.clear();
-    g.pod_sets.push_back(PodSet{std::make_shared<const PodShape>(shape_), count_, min_});
-    for (const auto& e : extra_) g.pod_sets.push_back(e);
+    g.pod_sets = podSets(nullptr);
+    for (std::size_t i = 0; i < types_.size(); ++i) {
+      if (i == 0) {
+        g.variant = types_[0].first;
+        g.pod_sets = podSets(&types_[0]);
+      } else {
+        g.alternatives.push_back(GangVariant{types_[i].first, podSets(&types_[i])});
+      }
+    }
     return g;
   }
   operator GangSpec() const { return build(); }  // NOLINT: implicit by design
 
  private:
+  std::vector<PodSet> podSets(const std::pair<std::string, std::size_t>* type) const {
+    PodShape shape = shape_;
+    if (type != nullptr) {
+      shape.node_selector.emplace_back("nvidia.com/gpu.product", type->first);
+      shape.requests[type->second] = shape.requests[kGpu];
+    }
+    std::vector<PodSet> out{PodSet{std::make_shared<const PodShape>(shape), count_, min_}};
+    for (const auto& e : extra_) out.push_back(e);
+    return out;
+  }
+
   GangSpec g_;
   PodShape shape_;
+  std::vector<std::pair<std::string, std::size_t>> types_;
   std::int32_t count_ = 1;
   std::int32_t min_ = 1;
   std::vector<PodSet> extra_;
