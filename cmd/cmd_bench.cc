@@ -22,6 +22,7 @@ struct EngineBenchFlags {
   int incremental = 40;
   uint64_t seed = 20171001;
   std::string policy = "troupe";
+  int gpu_types = 1;
   bool quick = false;
 };
 
@@ -56,6 +57,11 @@ int runEngineBench(EngineBenchFlags flags) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
+  if (flags.gpu_types != 1 && flags.gpu_types != 2) {
+    fmt::print(stderr, "troupe bench engine: --gpu-types: must be 1 or 2, got {}\n",
+               flags.gpu_types);
+    return 1;
+  }
   if (flags.repeat < 1 || flags.incremental < 1) {
     fmt::print(stderr, "troupe bench engine: --repeat and --incremental must be >= 1\n");
     return 1;
@@ -69,6 +75,7 @@ int runEngineBench(EngineBenchFlags flags) {
   base.queues = flags.queues.back();
   base.pending = flags.pending.back();
   base.seed = flags.seed;
+  base.gpu_types = flags.gpu_types;
   std::vector<std::pair<std::string, bench::SyntheticShape>> plan;
   for (int n : flags.nodes) {
     auto s = base;
@@ -89,9 +96,9 @@ int runEngineBench(EngineBenchFlags flags) {
   fmt::print("# troupe bench engine\n\n");
   fmt::print("- machine: {}\n", bench::describeMachine());
   fmt::print(
-      "- policy: {}; seed: {}; {} full cycles and {} incremental cycles of each kind per "
-      "row; one thread\n\n",
-      flags.policy, flags.seed, flags.repeat, flags.incremental);
+      "- policy: {}; seed: {}; GPU types: {}; {} full cycles and {} incremental cycles of each "
+      "kind per row; one thread\n\n",
+      flags.policy, flags.seed, flags.gpu_types, flags.repeat, flags.incremental);
   fmt::print("{}", bench::markdownHeader());
   std::fflush(stdout);
   std::map<std::tuple<int, int, int>, bench::EngineBenchRow> done;
@@ -164,6 +171,11 @@ void addBenchCommand(CLI::App& app) {
   engine->add_option("--seed", flags->seed, "Seed of the synthetic clusters")
       ->capture_default_str();
   engine->add_option("--policy", flags->policy, "fifo or troupe")->capture_default_str();
+  engine
+      ->add_option("--gpu-types", flags->gpu_types,
+                   "1, or 2: half the racks of each of two GPU types, a third of the pending "
+                   "gangs accepting either")
+      ->capture_default_str();
   engine->add_flag("--quick", flags->quick,
                    "Smoke run: 1000 nodes, 100 queues, 10000 pending, few repeats");
   engine->callback([flags] { throw CommandExit{runEngineBench(*flags)}; });

@@ -41,6 +41,45 @@ std::shared_ptr<const queueing::PodShape> podOf(int gpus) {
   return shape;
 }
 
+// A pod of `gpus` GPUs of type `type` (0: a, 1: b) in a two-type cluster: it selects the
+// type's nodes and asks its quota slot for its GPUs. Shapes are shared, as podOf's are.
+std::shared_ptr<const queueing::PodShape> typedPodOf(int gpus, int type) {
+  static const auto kShapes = [] {
+    std::array<std::array<std::shared_ptr<const queueing::PodShape>, 2>, kGpusPerNode + 1> out{};
+    for (int g = 1; g <= kGpusPerNode; ++g)
+      for (int t = 0; t < 2; ++t) {
+        auto shape = std::make_shared<queueing::PodShape>();
+        shape->requests = queueing::ResourceVector::of(g, 0, 0);
+        shape->requests[queueing::kFirstExtended + static_cast<std::size_t>(t)] = g;
+        shape->node_selector = {{"nvidia.com/gpu.product", t == 0 ? "a" : "b"}};
+        out[static_cast<size_t>(g)][static_cast<size_t>(t)] = std::move(shape);
+      }
+    return out;
+  }();
+  return kShapes[static_cast<size_t>(gpus)][static_cast<size_t>(type)];
+}
+
+// The type of node n's rack in a two-type cluster: racks alternate.
+int rackType(int n) { return (n / kNodesPerRack) % 2; }
+
+// `set` as it runs on `type`.
+queueing::PodSet onType(const queueing::PodSet& set, int type) {
+  return {typedPodOf(static_cast<int>(set.shape->requests[queueing::kGpu]), type), set.count,
+          set.min_count};
+}
+
+// Makes a pending gang of a two-type cluster accept a (0), b (1), or both (2: a then b; 3:
+// b then a).
+void chooseTypes(queueing::GangSpec& gang, SplitMix64& rng) {
+  const int accepts = rng.below(3) == 2 ? 2 + rng.below(2) : rng.below(2);
+  const int first = accepts == 1 || accepts == 3 ? 1 : 0;
+  const queueing::PodSet plain = gang.pod_sets[0];
+  gang.pod_sets[0] = onType(plain, first);
+  if (accepts < 2) return;
+  gang.variant = first == 0 ? "a" : "b";
+  gang.alternatives.push_back({first == 0 ? "b" : "a", {onType(plain, 1 - first)}});
+}
+
 std::string leafName(int q) { return fmt::format("q-{:04d}", q); }
 
 // Pods of a pending multi-pod gang: 2^k for k in 1..6, smaller sizes more likely.
@@ -88,6 +127,10 @@ queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape) {
     node.labels = {{"troupe.dev/block", fmt::format("block-{:03d}", rack / kRacksPerBlock)},
                    {"troupe.dev/rack", fmt::format("rack-{:04d}", rack)}};
     node.allocatable = queueing::ResourceVector::of(kGpusPerNode, 0, 0);
+    if (shape.gpu_types == 2) {
+      node.labels.emplace_back("nvidia.com/gpu.product", rackType(n) == 0 ? "a" : "b");
+      node.allocatable[queueing::kFirstExtended + static_cast<size_t>(rackType(n))] = kGpusPerNode;
+    }
     node.nvlink_islands = {{0, 1, 2, 3}, {4, 5, 6, 7}};
     node.numa_nodes = {{0, 1, 2, 3}, {4, 5, 6, 7}};
     snap.nodes.push_back(std::move(node));
@@ -106,24 +149,33 @@ queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape) {
   for (int t = 0; t < teams; ++t) {
     dept_guarantee[static_cast<size_t>(t % departments)] += team_guarantee[static_cast<size_t>(t)];
   }
+  // Two types: each guarantee half of a, half of b.
+  auto guarantee = [&](int64_t gpus) {
+    auto v = queueing::ResourceVector::of(gpus, 0, 0);
+    if (shape.gpu_types == 2) {
+      v[queueing::kFirstExtended] = gpus / 2;
+      v[queueing::kFirstExtended + 1] = gpus - gpus / 2;
+    }
+    return v;
+  };
   for (int d = 0; d < departments; ++d) {
     queueing::QueueSpec q;
     q.name = fmt::format("dept-{:02d}", d);
-    q.guaranteed = queueing::ResourceVector::of(dept_guarantee[static_cast<size_t>(d)], 0, 0);
+    q.guaranteed = guarantee(dept_guarantee[static_cast<size_t>(d)]);
     snap.queues.push_back(std::move(q));
   }
   for (int t = 0; t < teams; ++t) {
     queueing::QueueSpec q;
     q.name = fmt::format("team-{:03d}", t);
     q.parent = fmt::format("dept-{:02d}", t % departments);
-    q.guaranteed = queueing::ResourceVector::of(team_guarantee[static_cast<size_t>(t)], 0, 0);
+    q.guaranteed = guarantee(team_guarantee[static_cast<size_t>(t)]);
     snap.queues.push_back(std::move(q));
   }
   for (int l = 0; l < shape.queues; ++l) {
     queueing::QueueSpec q;
     q.name = leafName(l);
     q.parent = fmt::format("team-{:03d}", l % teams);
-    q.guaranteed = queueing::ResourceVector::of(per_leaf, 0, 0);
+    q.guaranteed = guarantee(per_leaf);
     q.over_quota_weight = 1 + rng.below(4);
     snap.queues.push_back(std::move(q));
   }
@@ -140,7 +192,8 @@ queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape) {
         gang.spec.name = fmt::format("run-{:06d}", running++);
         gang.spec.queue = leafName(rng.below(shape.queues));
         gang.spec.submit_time = kNow - 7200 - rng.below(86400);
-        gang.spec.pod_sets.push_back({half, 1, 1});
+        gang.spec.pod_sets.push_back(
+            {shape.gpu_types == 2 ? typedPodOf(4, rackType(n)) : half, 1, 1});
         gang.start_time = gang.spec.submit_time + rng.below(3600);
         gang.pods.push_back({0, snap.nodes[static_cast<size_t>(n)].name, {0, 1, 2, 3}});
         snap.running.push_back(std::move(gang));
@@ -149,11 +202,14 @@ queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape) {
       continue;
     }
     int pods = std::min(1 + rng.below(8), shape.nodes - n);
+    // Two types: a gang stays in its rack, on one type.
+    if (shape.gpu_types == 2) pods = std::min(pods, kNodesPerRack - n % kNodesPerRack);
     queueing::RunningGang gang;
     gang.spec.name = fmt::format("run-{:06d}", running++);
     gang.spec.queue = leafName(rng.below(shape.queues));
     gang.spec.submit_time = kNow - 7200 - rng.below(86400);
-    gang.spec.pod_sets.push_back({whole, pods, pods});
+    gang.spec.pod_sets.push_back(
+        {shape.gpu_types == 2 ? typedPodOf(kGpusPerNode, rackType(n)) : whole, pods, pods});
     gang.start_time = gang.spec.submit_time + rng.below(3600);
     for (int p = 0; p < pods; ++p) {
       gang.pods.push_back(
@@ -167,13 +223,16 @@ queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape) {
   for (int g = 0; g < shape.pending; ++g) {
     snap.pending.push_back(
         pendingGang(rng, fmt::format("pend-{:06d}", g), shape.queues, kNow - 1 - rng.below(3600)));
+    if (shape.gpu_types == 2) chooseTypes(snap.pending.back(), rng);
   }
   return snap;
 }
 
 queueing::GangSpec makeSyntheticArrival(const SyntheticShape& shape, int k, queueing::Seconds now) {
   SplitMix64 rng(shape.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(k + 1)));
-  return pendingGang(rng, fmt::format("arrival-{:06d}", k), shape.queues, now);
+  queueing::GangSpec gang = pendingGang(rng, fmt::format("arrival-{:06d}", k), shape.queues, now);
+  if (shape.gpu_types == 2) chooseTypes(gang, rng);
+  return gang;
 }
 
 }  // namespace troupe::bench

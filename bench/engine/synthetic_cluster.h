@@ -15,6 +15,11 @@ struct SyntheticShape {
   uint64_t seed = 20171001;
   // Share of the GPUs already held by running gangs (the steady state).
   double busy_fraction = 0.85;
+  // 1, or 2 for a two-type cluster: racks alternate GPU types a and b (label
+  // nvidia.com/gpu.product, quota slots gpu.troupe.dev/a and /b as extended slots 3 and 4),
+  // guarantees split evenly between them, running gangs on one type each, and pending gangs
+  // a third on a, a third on b, a third accepting both (either first).
+  int gpu_types = 1;
 };
 
 // Builds a cluster of `shape`, the same for the same shape and seed on every machine (a
@@ -28,6 +33,7 @@ struct SyntheticShape {
 // - `pending` gangs: half single pods of 1, 2, 4 or 8 GPUs, the rest 2 to 64 pods of
 //   8 GPUs (sizes skewed small), a quarter of multi-pod ones asking for a rack, spread
 //   over the leaves with submit times in the past hour, priorities 0..2.
+// With gpu_types 2 the same stream is drawn, plus the pending gangs' types after each.
 queueing::Snapshot makeSyntheticSnapshot(const SyntheticShape& shape);
 
 // Name and pod count of the k-th extra gang the incremental benchmark submits.

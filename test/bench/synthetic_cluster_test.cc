@@ -67,5 +67,41 @@ TEST_CASE("the same seed gives the same cluster and another seed a different one
   CHECK(fingerprint(a) != fingerprint(c));
 }
 
+TEST_CASE("a two-type synthetic cluster keeps each gang and each rack on one type",
+          "[bench][synthetic][gpu-types]") {
+  SyntheticShape shape;
+  shape.nodes = 128;  // racks 0 and 2 of type a, 1 and 3 of type b
+  shape.queues = 8;
+  shape.pending = 600;
+  shape.gpu_types = 2;
+  const auto snap = makeSyntheticSnapshot(shape);
+  std::map<std::string, std::string> type_of;
+  for (const auto& n : snap.nodes) {
+    REQUIRE(n.labels.size() == 3);
+    type_of[n.name] = n.labels[2].second;
+    const std::size_t slot = n.labels[2].second == "a" ? 3 : 4;
+    CHECK(n.allocatable[slot] == 8);
+  }
+  CHECK(type_of["node-00000"] == "a");
+  CHECK(type_of["node-00032"] == "b");
+  // Guarantees: half of each queue's GPUs of each type.
+  for (const auto& q : snap.queues) CHECK(q.guaranteed[3] + q.guaranteed[4] == q.guaranteed[0]);
+  for (const auto& g : snap.running) {
+    const std::string& type = g.spec.pod_sets[0].shape->node_selector.at(0).second;
+    for (const auto& pod : g.pods) CHECK(type_of[pod.node] == type);
+  }
+  // A third accept both types (600 / 3 = 200, give or take the draw).
+  int both = 0;
+  for (const auto& g : snap.pending) {
+    REQUIRE(g.pod_sets[0].shape->node_selector.size() == 1);
+    if (g.alternatives.empty()) continue;
+    ++both;
+    CHECK(g.variant != g.alternatives[0].name);
+    CHECK(g.alternatives[0].pod_sets.at(0).count == g.pod_sets[0].count);
+  }
+  CHECK(both > 150);
+  CHECK(both < 250);
+}
+
 }  // namespace
 }  // namespace troupe::bench
