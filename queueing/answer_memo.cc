@@ -372,9 +372,10 @@ void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving
       const KindId kind = gs.kind;
       // A starving gang may get a reservation once one ends: examine it again then.
       if (starving) look.starving_waiters = true;
-      // A gang with alternatives waits for any of its ways: the kind of one says too little.
-      const bool exempt =
-          gs.spec.runtime_estimate.has_value() || st.holdsReservation(g) || !gs.ways.empty();
+      // A gang with alternatives waits for any of its ways: their kinds were noted as they
+      // were tried (GangAdmission::tryWays).
+      if (!gs.ways.empty()) return;
+      const bool exempt = gs.spec.runtime_estimate.has_value() || st.holdsReservation(g);
       if (kind == kNoKind || exempt) {
         look.release_proof = false;
         return;

@@ -84,6 +84,7 @@ bool GangAdmission::tryWays(GangId g) {
       case Cure::None: break;
     }
   }
+  noteWaysWaiting(g, whys);
   std::size_t waits_for = 0;
   while (waits_for < n && whys[waits_for].reason == PendingReason::Inadmissible) ++waits_for;
   if (waits_for == n) waits_for = 0;
@@ -94,6 +95,36 @@ bool GangAdmission::tryWays(GangId g) {
   else
     run_.setWhy(g, whys[waits_for]);
   return false;
+}
+
+// What a release of capacity could change for g, whose ways all failed (as
+// AnswerMemo::noteWaiting notes it for a gang of one kind): each way that waits for room
+// adds its kind and count to its queue's look; a way held back by anything else (a limit,
+// a reservation, an estimate) makes the look release-sensitive.
+void GangAdmission::noteWaysWaiting(GangId g, const std::vector<Why>& whys) {
+  const GangState& gs = st_.gangs[g];
+  QueueLook& look = run_.memo().look(gs.queue);
+  const bool exempt = gs.spec.runtime_estimate.has_value() || st_.holdsReservation(g);
+  for (std::size_t w = 0; w < gs.ways.size(); ++w) {
+    const PendingReason r = whys[w].reason;
+    if (r == PendingReason::Inadmissible) continue;  // until a node or queue changes
+    const KindId kind = gs.ways[w].kind;
+    const bool room = r == PendingReason::NoPlacement ||
+                      r == PendingReason::TopologyUnsatisfiable ||
+                      r == PendingReason::OverFairShare || r == PendingReason::WaitingForReclaim ||
+                      r == PendingReason::BlockedByStarvingJob;
+    if (!room || kind == kNoKind || exempt) {
+      look.release_proof = false;
+      continue;
+    }
+    const std::int64_t count = gs.ways[w].pod_sets[0].min_count;
+    auto it = std::find_if(look.kinds.begin(), look.kinds.end(),
+                           [&](const auto& kc) { return kc.first == kind; });
+    if (it == look.kinds.end())
+      look.kinds.emplace_back(kind, count);
+    else
+      it->second = std::min(it->second, count);
+  }
 }
 
 // Whether starting g's `pods` takes its queue past its guarantee in a resource its ways

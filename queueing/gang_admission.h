@@ -39,6 +39,7 @@ class GangAdmission {
   enum class Cure { Admitted, Waits, None };
   bool tryWays(GangId g);
   bool borrows(GangId g, const std::vector<Pod>& pods) const;
+  void noteWaysWaiting(GangId g, const std::vector<Why>& whys);
   void setCounts(GangId g);
   PlaceOptions placeOptions(GangId g) const;
   std::optional<std::vector<Pod>> fit(GangId g, Why& why);
