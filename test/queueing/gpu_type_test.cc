@@ -235,6 +235,29 @@ TEST_CASE("an elastic gang grows only on the type it runs on", "[queueing][gpu-t
   CHECK(e.running("el")->pods.size() == 2);
 }
 
+TEST_CASE("a gang held back on one type by its queue's limit starts once the limit frees",
+          "[queueing][gpu-types][incremental]") {
+  // team may hold at most 8 of a and holds them (ta on a-0); b is full with lab's gang
+  // nobody may preempt. "next" asks 1 x 8, a then b: a is held back by the limit (8 + 8 >
+  // 8), b by room. ta ends: team holds 0 of a, and next starts on a-0 or a-1 at once,
+  // although no kind it waited for on b could fit more.
+  std::vector<NodeSpec> nodes = nodesOfType(kA, 2);
+  for (auto& n : nodesOfType(kB, 1)) nodes.push_back(n);
+  Engine e = engineWith(nodes, {queue("team").limitIn(kSlotA, 8), queue("lab")});
+  REQUIRE(e.addRunning(runningOn(gang("ta").queue("team").gpus(8).gpuTypes({kA}), {"a-0"})).ok());
+  REQUIRE(e.addRunning(
+               runningOn(gang("lb").queue("lab").gpus(8).gpuTypes({kB}).notPreemptible(), {"b-0"}))
+              .ok());
+  REQUIRE(e.submit(gang("next").queue("team").gpus(8).gpuTypes({kA, kB})).ok());
+  CHECK(e.schedule(10).admissions.empty());
+  CHECK(e.schedule(20).empty());
+  REQUIRE(e.remove("ta").ok());
+  const Decisions d = e.schedule(30);
+  const Admission* a = admissionOf(d, "next");
+  REQUIRE(a != nullptr);
+  CHECK(a->variant == "a");
+}
+
 TEST_CASE("a gang's alternatives must match its pod sets", "[queueing][gpu-types][validation]") {
   Engine e = engineWith(twoOfEach(), {queue("team")});
   GangSpec unnamed = gang("g1").queue("team").gpuTypes({kA, kB});
