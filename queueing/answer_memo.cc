@@ -36,8 +36,8 @@ void AnswerMemo::startCycle(EngineState& st, Seconds now) {
     release_seen_ = st.versions.release;
     fit_.forEach([&](KindId kind, MemoEntry& entry) {
       const MemoKey& key = st.kinds[static_cast<std::size_t>(kind)];
-      const KindCapacity c =
-          kindCapacity(st, key.cls, key.request, static_cast<TopologyMode>(key.mode), key.level);
+      const KindCapacity c = kindCapacity(st, key.cls, key.request, key.gpu_milli,
+                                          static_cast<TopologyMode>(key.mode), key.level);
       entry.min_failing = c.max_pods + 1;
       entry.level = c.level;
       entry.domain = c.domain;

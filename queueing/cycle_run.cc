@@ -131,7 +131,8 @@ bool CycleRun::countOnTerminating(GangId g, const std::vector<std::int32_t>& cou
 // The end of the cycle: the free capacity waiting gangs held is free again. What they
 // counted on is counted afresh next cycle, so memos that relied on it are voided.
 void CycleRun::givePledgesBack() {
-  for (const Pledge& p : pledges_) st_.releaseOnNode(p.node, p.held.requests, p.held.gpus);
+  for (const Pledge& p : pledges_)
+    st_.releaseOnNode(p.node, p.held.requests, p.held.gpus, p.held.gpu_milli);
   if (counted_on_terminating_ && pledges_.empty()) ++st_.versions.release;
   pledges_.clear();
 }

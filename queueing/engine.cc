@@ -47,6 +47,27 @@ std::vector<std::uint64_t> groupMasks(const std::vector<std::vector<int>>& group
   return out;
 }
 
+// Whether a running pod's share of `gpu_milli` thousandths of the GPU `gpu` (one bit) of
+// `node` (id n) fits beside what the node's pods and the gang's `earlier` pods hold there:
+// the GPU is free or shared, and the shares stay within the whole of it.
+Status shareFits(const NodeState& node, NodeId n, const std::vector<Pod>& earlier,
+                 std::uint64_t gpu, std::int32_t gpu_milli) {
+  const auto i = static_cast<std::size_t>(std::countr_zero(gpu));
+  std::int32_t used = node.gpu_shares.empty() ? 0 : node.gpu_shares[i];
+  bool whole = used == 0 && (node.free_gpus & gpu) == 0;
+  for (const Pod& p : earlier) {
+    if (p.node != n || (p.gpus & gpu) == 0) continue;
+    used += p.gpu_milli;
+    whole = whole || p.gpu_milli == 0;
+  }
+  if (whole) return makeError(ErrorCode::Conflict, "", "GPU already held whole by another pod");
+  if (used + gpu_milli > kGpuMilli)
+    return makeError(ErrorCode::Conflict, "",
+                     fmt::format("GPU {} shared past the whole: {} + {} thousandths > {}", i, used,
+                                 gpu_milli, kGpuMilli));
+  return {};
+}
+
 // The scheduling policy `st.policy.kind` names, reading `st`, which outlives it.
 std::unique_ptr<SchedulingPolicy> makeSchedulingPolicy(const EngineState& st) {
   switch (st.policy.kind) {
@@ -283,19 +304,25 @@ Status Engine::addRunning(RunningGang gang) {
                          fmt::format("Invalid value: {}: the node has no such GPU", gpu));
       mask |= std::uint64_t{1} << gpu;
     }
-    const auto& req = gang.spec.pod_sets[static_cast<std::size_t>(p.pod_set)].shape->requests;
-    if (std::popcount(mask) != req[kGpu])
+    const PodShape& shape = *gang.spec.pod_sets[static_cast<std::size_t>(p.pod_set)].shape;
+    const std::int64_t want_gpus = shape.gpu_milli > 0 ? 1 : shape.requests[kGpu];
+    if (std::popcount(mask) != want_gpus)
       return makeError(ErrorCode::Invalid, path() + ".gpus",
                        fmt::format("Invalid value: {} GPUs listed, the pod requests {}",
-                                   std::popcount(mask), req[kGpu]));
-    // GPUs the gang's earlier pods on this node hold (gangs span few pods per node).
-    std::uint64_t used = 0;
-    for (const Pod& earlier : pods)
-      if (earlier.node == n->second) used |= earlier.gpus;
-    if ((node.free_gpus & mask) != mask || (used & mask) != 0)
-      return makeError(ErrorCode::Conflict, path() + ".gpus", "GPU already held by another pod");
+                                   std::popcount(mask), want_gpus));
+    if (shape.gpu_milli > 0) {
+      if (auto s = shareFits(node, n->second, pods, mask, shape.gpu_milli); !s)
+        return makeError(ErrorCode::Conflict, path() + ".gpus", s.error().message);
+    } else {
+      // GPUs the gang's earlier pods on this node hold (gangs span few pods per node).
+      std::uint64_t used = 0;
+      for (const Pod& earlier : pods)
+        if (earlier.node == n->second) used |= earlier.gpus;
+      if ((node.free_gpus & mask) != mask || (used & mask) != 0)
+        return makeError(ErrorCode::Conflict, path() + ".gpus", "GPU already held by another pod");
+    }
     ++counts[static_cast<std::size_t>(p.pod_set)];
-    pods.push_back(Pod{p.pod_set, n->second, mask, p.terminating});
+    pods.push_back(Pod{p.pod_set, n->second, mask, p.terminating, shape.gpu_milli});
   }
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > gang.spec.pod_sets[i].count)

@@ -1,6 +1,7 @@
 #include "queueing/engine_state.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "common/check.h"
 #include "queueing/fair_share.h"
@@ -102,8 +103,56 @@ void EngineState::refreshNodeRuns() {
   node_runs.rebuild(free_gpus);
 }
 
-void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
+namespace {
+
+// The index of a share's one GPU.
+std::size_t shareIndex(const NodeState& node, std::uint64_t gpus, std::int32_t gpu_milli) {
+  TROUPE_CHECK(std::popcount(gpus) == 1, "node {}: a share of {} thousandths names GPUs {:x}",
+               node.spec.name, gpu_milli, gpus);
+  return static_cast<std::size_t>(std::countr_zero(gpus));
+}
+
+// Adds a share of `gpu_milli` to its GPU; returns the GPUs that stop being free: that GPU
+// when nothing shared it yet, else none.
+std::uint64_t takeShare(NodeState& node, std::uint64_t gpus, std::int32_t gpu_milli) {
+  const std::size_t i = shareIndex(node, gpus, gpu_milli);
+  if (node.gpu_shares.empty()) node.gpu_shares.assign(64, 0);
+  std::int32_t& used = node.gpu_shares[i];
+  const bool shared = used > 0;
+  TROUPE_CHECK(shared || (node.free_gpus & gpus) == gpus,
+               "node {} GPU {} is held whole (free {:x}): a share of {} cannot join it",
+               node.spec.name, i, node.free_gpus, gpu_milli);
+  TROUPE_CHECK(used + gpu_milli <= kGpuMilli,
+               "node {} GPU {} shared past the whole: {} + {} thousandths > {}", node.spec.name, i,
+               used, gpu_milli, kGpuMilli);
+  used += gpu_milli;
+  return shared ? 0 : gpus;
+}
+
+// Removes a share of `gpu_milli` from its GPU; returns the GPUs that become free: that GPU
+// when no share is left on it, else none.
+std::uint64_t releaseShare(NodeState& node, std::uint64_t gpus, std::int32_t gpu_milli) {
+  const std::size_t i = shareIndex(node, gpus, gpu_milli);
+  const std::int32_t used = node.gpu_shares.empty() ? 0 : node.gpu_shares[i];
+  TROUPE_CHECK(used >= gpu_milli, "node {} GPU {} releases a share of {} thousandths, holds {}",
+               node.spec.name, i, gpu_milli, used);
+  node.gpu_shares[i] = used - gpu_milli;
+  return used == gpu_milli ? gpus : 0;
+}
+
+// What a terminating pod brings back when it is gone, as TerminatingCapacity counts it: its
+// resources, and its GPUs unless it shares one. A shared GPU is held by its share until the
+// pod is removed: it never comes back whole through another's terminating pod.
+HeldCapacity terminatingPart(const ResourceVector& req, const Pod& p) {
+  return HeldCapacity{req, p.gpu_milli > 0 ? 0 : p.gpus, 0};
+}
+
+}  // namespace
+
+void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t pod_gpus,
+                             std::int32_t gpu_milli) {
   NodeState& node = nodes[n];
+  const std::uint64_t gpus = gpu_milli > 0 ? takeShare(node, pod_gpus, gpu_milli) : pod_gpus;
   TROUPE_CHECK((node.free_gpus & gpus) == gpus, "node {} GPUs {:x} taken twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
   // Only a node that had its run's most free GPUs can lower that most.
@@ -118,8 +167,10 @@ void EngineState::takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t 
   if (node.usable()) usable_free -= req;
 }
 
-void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus) {
+void EngineState::releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t pod_gpus,
+                                std::int32_t gpu_milli) {
   NodeState& node = nodes[n];
+  const std::uint64_t gpus = gpu_milli > 0 ? releaseShare(node, pod_gpus, gpu_milli) : pod_gpus;
   TROUPE_CHECK((node.free_gpus & gpus) == 0, "node {} GPUs {:x} released twice (free {:x})",
                node.spec.name, gpus, node.free_gpus);
   TROUPE_CHECK(node.pods > 0, "node {} releases a pod it does not hold", node.spec.name);
@@ -205,6 +256,7 @@ GangWay EngineState::wayOf(std::string name, std::vector<PodSet> pod_sets,
     k.mode = static_cast<std::int32_t>(topology.mode);
     k.level = topology.mode == TopologyMode::None ? -1 : levelIndex(topology.level);
     k.request = w.pod_sets[0].shape->requests;
+    k.gpu_milli = w.pod_sets[0].shape->gpu_milli;
     w.kind = kindOf(k);
   }
   return w;
@@ -381,12 +433,12 @@ void EngineState::startRunning(GangId g, std::vector<Pod> pods, Seconds now) {
   gs.terminating = 0;
   for (const Pod& p : gs.pods) {
     const ResourceVector& req = requestOf(g, p.pod_set);
-    takeOnNode(p.node, req, p.gpus);
+    takeOnNode(p.node, req, p.gpus, p.gpu_milli);
     nodes[p.node].gangs.push_back(g);
     gs.held += req;
     ++gs.counts[static_cast<std::size_t>(p.pod_set)];
     if (p.terminating) {
-      terminating.add(p.node, HeldCapacity{req, p.gpus});
+      terminating.add(p.node, terminatingPart(req, p));
       ++gs.terminating;
     }
   }
@@ -403,9 +455,9 @@ void EngineState::stopRunning(GangId g) {
   TROUPE_CHECK(gs.running, "gang {} stopped while not running", gs.spec.name);
   gs.started_on_reservation = false;
   for (const Pod& p : gs.pods) {
-    releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus);
+    releaseOnNode(p.node, requestOf(g, p.pod_set), p.gpus, p.gpu_milli);
     forgetOnNode(p.node, g);
-    if (p.terminating) terminating.remove(p.node, HeldCapacity{requestOf(g, p.pod_set), p.gpus});
+    if (p.terminating) terminating.remove(p.node, terminatingPart(requestOf(g, p.pod_set), p));
   }
   gs.terminating = 0;
   const QueueId q = gs.queue;
@@ -433,10 +485,10 @@ void EngineState::removePods(GangId g, const std::vector<std::size_t>& pod_index
   for (std::size_t i : pod_indexes) {
     const Pod& p = gs.pods[i];
     const ResourceVector& req = requestOf(g, p.pod_set);
-    releaseOnNode(p.node, req, p.gpus);
+    releaseOnNode(p.node, req, p.gpus, p.gpu_milli);
     forgetOnNode(p.node, g);
     if (p.terminating) {
-      terminating.remove(p.node, HeldCapacity{req, p.gpus});
+      terminating.remove(p.node, terminatingPart(req, p));
       --gs.terminating;
     }
     freed += req;
@@ -460,7 +512,7 @@ void EngineState::addPods(GangId g, const std::vector<Pod>& pods) {
   for (const Pod& p : pods) {
     TROUPE_CHECK(!p.terminating, "gang {} grows by a terminating pod", gs.spec.name);
     const ResourceVector& req = requestOf(g, p.pod_set);
-    takeOnNode(p.node, req, p.gpus);
+    takeOnNode(p.node, req, p.gpus, p.gpu_milli);
     nodes[p.node].gangs.push_back(g);
     added += req;
     ++gs.counts[static_cast<std::size_t>(p.pod_set)];

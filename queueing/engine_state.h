@@ -164,9 +164,12 @@ class EngineState {
   // Whether g holds a reservation (backfill).
   bool holdsReservation(GangId g) const;
 
-  // Accounting. Every change of a node's free capacity goes through these two.
-  void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
-  void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus);
+  // Accounting. Every change of a node's free capacity goes through these two. A pod asking
+  // a fraction of one GPU passes its thousandths as `gpu_milli` (> 0) and its one GPU as
+  // `gpus`; every other caller passes 0.
+  void takeOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus, std::int32_t gpu_milli);
+  void releaseOnNode(NodeId n, const ResourceVector& req, std::uint64_t gpus,
+                     std::int32_t gpu_milli);
   void addAllocated(QueueId q, const ResourceVector& amount);  // q and its ancestors
   // The allocation changes of q's ancestors that have a limit, summed: it moves whenever
   // the allocation one of those limits is checked against moves.

@@ -1,6 +1,7 @@
 #include "queueing/gang_admission.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <utility>
 
@@ -299,17 +300,34 @@ bool GangAdmission::applyPlan(GangId g, PreemptionPlan& plan) {
 // Whether `pods` of gang g fit on free capacity as it is now.
 bool GangAdmission::fitsNow(GangId g, const std::vector<Pod>& pods) const {
   std::vector<std::pair<NodeId, HeldCapacity>> takes;
+  // Shares of one GPU, summed by (node, GPU index).
+  std::vector<std::pair<std::pair<NodeId, int>, std::int32_t>> shares;
   for (const Pod& pod : pods) {
     auto it = std::find_if(takes.begin(), takes.end(),
                            [&](const auto& t) { return t.first == pod.node; });
     if (it == takes.end()) it = takes.insert(takes.end(), {pod.node, HeldCapacity{}});
     it->second.requests += st_.requestOf(g, pod.pod_set);
-    it->second.gpus |= pod.gpus;
+    if (pod.gpu_milli == 0) {
+      it->second.gpus |= pod.gpus;
+      continue;
+    }
+    const std::pair<NodeId, int> key{pod.node, std::countr_zero(pod.gpus)};
+    auto s =
+        std::find_if(shares.begin(), shares.end(), [&](const auto& sh) { return sh.first == key; });
+    if (s == shares.end()) s = shares.insert(shares.end(), {key, 0});
+    s->second += pod.gpu_milli;
   }
-  return std::all_of(takes.begin(), takes.end(), [&](const auto& t) {
-    const NodeState& node = st_.nodes[t.first];
-    return (node.free_gpus & t.second.gpus) == t.second.gpus && t.second.requests.fitsIn(node.free);
+  const bool shares_fit = std::all_of(shares.begin(), shares.end(), [&](const auto& sh) {
+    const NodeState& node = st_.nodes[sh.first.first];
+    const auto i = static_cast<std::size_t>(sh.first.second);
+    const std::int32_t used = node.gpu_shares.empty() ? 0 : node.gpu_shares[i];
+    return (used > 0 || ((node.free_gpus >> i) & 1)) && used + sh.second <= kGpuMilli;
   });
+  return shares_fit && std::all_of(takes.begin(), takes.end(), [&](const auto& t) {
+           const NodeState& node = st_.nodes[t.first];
+           return (node.free_gpus & t.second.gpus) == t.second.gpus &&
+                  t.second.requests.fitsIn(node.free);
+         });
 }
 
 }  // namespace troupe::queueing

@@ -4,6 +4,8 @@
 #include <bit>
 #include <numeric>
 
+#include "common/check.h"
+
 namespace troupe::queueing {
 namespace {
 
@@ -14,6 +16,7 @@ class Placer {
       st_.placer_scratch.stamp.resize(st_.nodes.size(), 0);
       st_.placer_scratch.free.resize(st_.nodes.size());
       st_.placer_scratch.gpus.resize(st_.nodes.size());
+      st_.placer_scratch.shares.resize(st_.nodes.size());
     }
     ++st_.placer_scratch.epoch;
     if (st_.placer_scratch.epoch == 0) {  // wrapped: forget every stamp
@@ -47,35 +50,46 @@ class Placer {
     load(n);
     return st_.placer_scratch.gpus[n];
   }
+  GpuShares& shares(NodeId n) {
+    load(n);
+    return st_.placer_scratch.shares[n];
+  }
 
-  std::int64_t podsFit(NodeId n, const ResourceVector& req, std::int64_t cap) {
-    std::int64_t k = free(n).copiesOf(req, cap);
-    if (req[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(gpus(n)) / req[kGpu]);
-    return std::max<std::int64_t>(k, 0);
+  // Thousandths of one GPU each pod of pod set `ps` asks (PodShape::gpu_milli).
+  std::int32_t gpuMilliOf(std::int32_t ps) const {
+    return st_.gangs[g_].spec.pod_sets[static_cast<std::size_t>(ps)].shape->gpu_milli;
+  }
+
+  std::int64_t podsFit(NodeId n, const ResourceVector& req, std::int32_t gpu_milli,
+                       std::int64_t cap) {
+    return podsFitOn(free(n), gpus(n), shares(n), req, gpu_milli, cap);
   }
 
   // podsFit() before this placement has put any pod anywhere: read from the node itself,
   // without copying it into the scratch overlay (a scan visits every eligible node, and
   // the copies cost more than the test).
-  std::int64_t podsFitUntouched(NodeId n, const ResourceVector& req, std::int64_t cap) const {
+  std::int64_t podsFitUntouched(NodeId n, const ResourceVector& req, std::int32_t gpu_milli,
+                                std::int64_t cap) const {
     const NodeState& node = st_.nodes[n];
-    std::int64_t k = (o_.empty_cluster ? node.spec.allocatable : node.free).copiesOf(req, cap);
-    if (req[kGpu] > 0)
-      k = std::min<std::int64_t>(
-          k, std::popcount(o_.empty_cluster ? node.all_gpus : node.free_gpus) / req[kGpu]);
-    return std::max<std::int64_t>(k, 0);
+    if (o_.empty_cluster)
+      return podsFitOn(node.spec.allocatable, node.all_gpus, {}, req, gpu_milli, cap);
+    return podsFitOn(node.free, node.free_gpus, node.gpu_shares, req, gpu_milli, cap);
   }
 
   // Orders candidates for packing: least free capacity first in the resource the pod
   // needs most (packingSlot), ties by node name; freest first when planning on an empty
   // cluster (a reservation wants the nodes that free soonest).
-  void orderForPacking(std::vector<NodeId>& nodes, const ResourceVector& req) {
+  // Pods asking a fraction of one GPU go by the thousandths of GPU left for fractions, so
+  // that they fill nodes whose GPUs are shared already.
+  void orderForPacking(std::vector<NodeId>& nodes, const ResourceVector& req,
+                       std::int32_t gpu_milli) {
     const std::size_t slot = packingSlot(req);
     const bool freest_first = o_.empty_cluster;
     std::vector<std::pair<std::int64_t, std::uint32_t>> keys;
     keys.reserve(nodes.size());
     for (NodeId n : nodes) {
-      const std::int64_t room = o_.empty_cluster ? st_.nodes[n].free[slot] : free(n)[slot];
+      std::int64_t room = o_.empty_cluster ? st_.nodes[n].free[slot] : free(n)[slot];
+      if (gpu_milli > 0) room = fractionRoom(gpus(n), shares(n));
       keys.emplace_back(freest_first ? -room : room, st_.nodes[n].rank);
     }
     std::vector<std::uint32_t> idx(nodes.size());
@@ -93,17 +107,36 @@ class Placer {
             std::vector<Pod>& out) {
     const ResourceVector& req = st_.requestOf(g_, ps);
     const int g = static_cast<int>(req[kGpu]);
+    const std::int32_t milli = gpuMilliOf(ps);
     for (NodeId n : nodes) {
       if (want == 0) break;
-      std::int64_t k = std::min(podsFit(n, req, want), want);
+      std::int64_t k = std::min(podsFit(n, req, milli, want), want);
       for (; k > 0; --k, --want) {
-        const std::uint64_t chosen = g > 0 ? pickGpus(gpus(n), st_.nodes[n].gpu_groups, g) : 0;
         free(n) -= req;
+        if (milli > 0) {
+          out.push_back(Pod{ps, n, shareGpu(n, milli), false, milli});
+          continue;
+        }
+        const std::uint64_t chosen = g > 0 ? pickGpus(gpus(n), st_.nodes[n].gpu_groups, g) : 0;
         gpus(n) &= ~chosen;
         out.push_back(Pod{ps, n, chosen});
       }
     }
     return want == 0;
+  }
+
+  // Gives a pod of `milli` thousandths its share of one GPU of node n (which podsFit said
+  // has room), in the overlay; returns that GPU.
+  std::uint64_t shareGpu(NodeId n, std::int32_t milli) {
+    const int i = pickSharedGpu(gpus(n), shares(n), milli);
+    TROUPE_CHECK(i >= 0, "node {}: no GPU has room for a share of {} thousandths",
+                 st_.nodes[n].spec.name, milli);
+    GpuShares& s = shares(n);
+    if (s.empty()) s.assign(64, 0);
+    s[static_cast<std::size_t>(i)] += milli;
+    const std::uint64_t gpu = std::uint64_t{1} << i;
+    gpus(n) &= ~gpu;
+    return gpu;
   }
 
   Placement run(const std::vector<std::int32_t>& counts) {
@@ -128,6 +161,10 @@ class Placer {
     const NodeState& node = st_.nodes[n];
     st_.placer_scratch.free[n] = o_.empty_cluster ? node.spec.allocatable : node.free;
     st_.placer_scratch.gpus[n] = o_.empty_cluster ? node.all_gpus : node.free_gpus;
+    if (o_.empty_cluster)
+      st_.placer_scratch.shares[n].clear();
+    else
+      st_.placer_scratch.shares[n] = node.gpu_shares;
   }
 
   // Levels to try, narrowest domain first; -1 is the whole cluster.
@@ -150,7 +187,7 @@ class Placer {
   // for not being eligible, so it needs free capacity (not an empty cluster), no domain
   // restriction and no reservation anywhere.
   ScanTally* tallyFor(KindId kind, std::int64_t want, const ConstraintClass& cls,
-                      const ResourceVector& req) {
+                      const ResourceVector& req, std::int32_t gpu_milli) {
     if (!st_.policy.share_placement_scans || kind == kNoKind || o_.empty_cluster ||
         o_.only_level >= 0 || !st_.reservations.empty() || st_.nodes_dirty)
       return nullptr;
@@ -183,12 +220,12 @@ class Placer {
         t->domain_pods[static_cast<std::size_t>(l)].assign(
             st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
       }
-      scan(cls, req, want, t->pods.data(), t->total, t->domain_pods, nullptr);
+      scan(cls, req, gpu_milli, want, t->pods.data(), t->total, t->domain_pods, nullptr);
     }
     for (; t->log_pos < st_.scan_tallies.capacity_log.size(); ++t->log_pos) {
       const NodeId n = st_.scan_tallies.capacity_log[t->log_pos];
       if (n >= cls.allows.size() || !cls.allows[n]) continue;
-      const std::int64_t k = podsFitUntouched(n, req, want);
+      const std::int64_t k = podsFitUntouched(n, req, gpu_milli, want);
       const std::int64_t delta = k - t->pods[n];
       if (delta == 0) continue;
       t->pods[n] = k;
@@ -208,8 +245,8 @@ class Placer {
   // Visits every eligible node that may hold a pod of `req`: records how many of `want`
   // each holds (in `pods_by_node`, by node id, and in `cand`, in node order, when given),
   // their sum and each level's tally by domain.
-  void scan(const ConstraintClass& cls, const ResourceVector& req, std::int64_t want,
-            std::int64_t* pods_by_node, std::int64_t& total,
+  void scan(const ConstraintClass& cls, const ResourceVector& req, std::int32_t gpu_milli,
+            std::int64_t want, std::int64_t* pods_by_node, std::int64_t& total,
             std::array<std::vector<std::int64_t>, kMaxLevels>& domain_pods,
             std::vector<std::pair<NodeId, std::int64_t>>* cand) {
     // The levels' tallies, as plain pointers for the loop below.
@@ -228,7 +265,7 @@ class Placer {
          i = st_.node_runs.skipFullChunks(eligible, i + 1, skip_below)) {
       const NodeId n = eligible[i];
       if (blockedIfUsable(n)) continue;
-      const std::int64_t k = podsFitUntouched(n, req, want);
+      const std::int64_t k = podsFitUntouched(n, req, gpu_milli, want);
       if (k == 0) continue;
       if (pods_by_node != nullptr) pods_by_node[n] = k;
       if (cand != nullptr) cand->emplace_back(n, k);
@@ -246,9 +283,10 @@ class Placer {
     const GangState& gs = st_.gangs[g_];
     const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
     const ResourceVector& req = st_.requestOf(g_, ps);
+    const std::int32_t milli = gpuMilliOf(ps);
     // A gang of one pod set carries its kind: one scan serves every gang of the kind.
     const ScanTally* tally =
-        gs.spec.pod_sets.size() == 1 ? tallyFor(gs.kind, want, cls, req) : nullptr;
+        gs.spec.pod_sets.size() == 1 ? tallyFor(gs.kind, want, cls, req, milli) : nullptr;
     std::vector<std::pair<NodeId, std::int64_t>> cand;
     std::int64_t total = 0;
     const std::array<std::vector<std::int64_t>, kMaxLevels>* domain_pods = nullptr;
@@ -262,14 +300,14 @@ class Placer {
         acc.assign(st_.domains[static_cast<std::size_t>(l)].names.size(), 0);
       }
       cand.reserve(cls.eligible.size());
-      scan(cls, req, want, nullptr, total, st_.placer_scratch.domain_pods, &cand);
+      scan(cls, req, milli, want, nullptr, total, st_.placer_scratch.domain_pods, &cand);
       domain_pods = &st_.placer_scratch.domain_pods;
     }
     // How many of `want` pods node n holds, from the tally or afresh.
     auto holds = [&](NodeId n) -> std::int64_t {
       if (tally != nullptr) return tally->pods[n];
       if (n >= cls.allows.size() || !cls.allows[n] || blocked(n)) return 0;
-      return podsFitUntouched(n, req, want);
+      return podsFitUntouched(n, req, milli, want);
     };
     // The largest domain at the gang's own level, for explanations.
     const std::int32_t own = levels_.front();
@@ -318,7 +356,7 @@ class Placer {
              st_.domains[static_cast<std::size_t>(l)].nodes[static_cast<std::size_t>(best)])
           if (holds(n) > 0) nodes.push_back(n);
       }
-      orderForPacking(nodes, req);
+      orderForPacking(nodes, req, milli);
       std::vector<Pod> pods;
       if (fill(nodes, ps, want, pods)) {
         result.ok = true;
@@ -360,11 +398,13 @@ class Placer {
       for (std::int32_t ps : order) {
         const ConstraintClass& cls = st_.eligibility(gs.classes[static_cast<std::size_t>(ps)]);
         const ResourceVector& req = st_.requestOf(g_, ps);
+        const std::int32_t milli = gpuMilliOf(ps);
         std::vector<NodeId> nodes;
         for (NodeId n : domain_nodes)
-          if (n < cls.allows.size() && cls.allows[n] && !blocked(n) && podsFit(n, req, 1) > 0)
+          if (n < cls.allows.size() && cls.allows[n] && !blocked(n) &&
+              podsFit(n, req, milli, 1) > 0)
             nodes.push_back(n);
-        orderForPacking(nodes, req);
+        orderForPacking(nodes, req, milli);
         if (!fill(nodes, ps, counts[static_cast<std::size_t>(ps)], pods)) return false;
       }
       result.ok = true;
@@ -418,7 +458,7 @@ std::size_t packingSlot(const ResourceVector& request) {
 }
 
 KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVector& request,
-                          TopologyMode mode, std::int32_t level) {
+                          std::int32_t gpu_milli, TopologyMode mode, std::int32_t level) {
   KindCapacity out;
   const auto levels =
       static_cast<std::int32_t>(std::min(st.policy.topology_levels.size(), kMaxLevels));
@@ -433,9 +473,8 @@ KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVecto
     const NodeId n = eligible[i];
     const NodeState& node = st.nodes[n];
     if (!node.usable() || node.reserved_for != kNoGang) continue;
-    std::int64_t k = node.free.copiesOf(request, kMany);
-    if (request[kGpu] > 0)
-      k = std::min<std::int64_t>(k, std::popcount(node.free_gpus) / request[kGpu]);
+    const std::int64_t k =
+        podsFitOn(node.free, node.free_gpus, node.gpu_shares, request, gpu_milli, kMany);
     if (k <= 0) continue;
     total += k;
     if (out.level >= 0) {

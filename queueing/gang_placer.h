@@ -64,6 +64,6 @@ struct KindCapacity {
   std::int64_t domain_pods = 0;
 };
 KindCapacity kindCapacity(EngineState& st, std::int32_t cls, const ResourceVector& request,
-                          TopologyMode mode, std::int32_t level);
+                          std::int32_t gpu_milli, TopologyMode mode, std::int32_t level);
 
 }  // namespace troupe::queueing

@@ -20,6 +20,9 @@ struct Pod {
   std::uint64_t gpus = 0;
   // Deleted by the caller, still holding its capacity (PodPlacement::terminating).
   bool terminating = false;
+  // A pod asking a fraction of one GPU (PodShape::gpu_milli): the thousandths it holds of
+  // the one GPU in `gpus`, which it shares. 0 for every other pod.
+  std::int32_t gpu_milli = 0;
 };
 
 // Why a pending gang waits, in compact form; turned into a PendingExplanation on output.

@@ -1,5 +1,6 @@
 #include "queueing/gpu_picker.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace troupe::queueing {
@@ -48,6 +49,33 @@ std::uint64_t pickGpus(std::uint64_t free, const GpuGroups& groups, int count) {
   if (const std::uint64_t g = bestFit(free, groups.islands, count)) return lowestBits(g, count);
   if (const std::uint64_t g = bestFit(free, groups.numa, count)) return lowestBits(g, count);
   return lowestBits(free, count);
+}
+
+std::int64_t fractionsFit(std::uint64_t free, const GpuShares& shares, std::int32_t milli,
+                          std::int64_t cap) {
+  if (milli <= 0 || cap <= 0) return 0;
+  std::int64_t n = std::popcount(free) * std::int64_t{kGpuMilli / milli};
+  for (std::int32_t used : shares)
+    if (used > 0) n += (kGpuMilli - used) / milli;
+  return std::min(n, cap);
+}
+
+std::int64_t fractionRoom(std::uint64_t free, const GpuShares& shares) {
+  std::int64_t room = std::popcount(free) * std::int64_t{kGpuMilli};
+  for (std::int32_t used : shares)
+    if (used > 0) room += kGpuMilli - used;
+  return room;
+}
+
+int pickSharedGpu(std::uint64_t free, const GpuShares& shares, std::int32_t milli) {
+  int best = -1;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    const std::int32_t used = shares[i];
+    if (used <= 0 || used + milli > kGpuMilli) continue;
+    if (best < 0 || used > shares[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
+  }
+  if (best >= 0) return best;
+  return free == 0 ? -1 : std::countr_zero(free);
 }
 
 }  // namespace troupe::queueing

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -32,7 +34,21 @@ struct NodeState {
   // Invariant: the running gangs with a pod on it, once per pod (startRunning, stopRunning,
   // addPods and removePods keep it), in no particular order.
   std::vector<GangId> gangs;
+  // Invariant: entry i = the thousandths of GPU i its running pods that ask a fraction of
+  // one GPU hold (their PodShape::gpu_milli), at most 1000; empty until one runs here.
+  GpuShares gpu_shares;
   bool usable() const { return present && spec.ready && !spec.unschedulable; }
 };
+
+// How many pods asking `req` each, and `gpu_milli` thousandths of one GPU when above 0, fit
+// on `free` with the free GPU indices `free_gpus` and the shared ones `shares`, at most `cap`.
+inline std::int64_t podsFitOn(const ResourceVector& free, std::uint64_t free_gpus,
+                              const GpuShares& shares, const ResourceVector& req,
+                              std::int32_t gpu_milli, std::int64_t cap) {
+  std::int64_t k = free.copiesOf(req, cap);
+  if (req[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(free_gpus) / req[kGpu]);
+  if (gpu_milli > 0) k = fractionsFit(free_gpus, shares, gpu_milli, k);
+  return std::max<std::int64_t>(k, 0);
+}
 
 }  // namespace troupe::queueing

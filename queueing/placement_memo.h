@@ -21,6 +21,7 @@ struct MemoKey {
   std::int32_t mode = 0;
   std::int32_t level = -1;
   ResourceVector request;
+  std::int32_t gpu_milli = 0;  // PodShape::gpu_milli
   friend bool operator==(const MemoKey&, const MemoKey&) = default;
 };
 
@@ -33,7 +34,8 @@ inline constexpr KindId kNoKind = -1;
 struct MemoKeyHash {
   std::size_t operator()(const MemoKey& k) const {
     std::size_t h = std::hash<std::int64_t>{}(k.cls) * 1000003u ^
-                    std::hash<std::int64_t>{}(k.mode * 131 + k.level);
+                    std::hash<std::int64_t>{}(k.mode * 131 + k.level) ^
+                    std::hash<std::int64_t>{}(k.gpu_milli) * 7919u;
     for (std::size_t r = 0; r < kMaxResources; ++r)
       h = h * 1099511628211ull ^ std::hash<std::int64_t>{}(k.request[r]);
     return h;

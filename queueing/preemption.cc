@@ -29,6 +29,7 @@ class FitCounter {
       : st_(st),
         g_(g),
         req_(st.requestOf(g, pod_set)),
+        gpu_milli_(st.gangs[g].spec.pod_sets[static_cast<std::size_t>(pod_set)].shape->gpu_milli),
         want_(want),
         allows_(st.eligibility(st.gangs[g].classes[static_cast<std::size_t>(pod_set)]).allows) {
     const TopologyConstraint& t = st.gangs[g].spec.topology;
@@ -51,9 +52,7 @@ class FitCounter {
     const bool blocked = n >= allows_.size() || !allows_[n] || !node.usable() ||
                          (node.reserved_for != kNoGang && node.reserved_for != g_);
     if (!blocked) {
-      k = node.free.copiesOf(req_, want_);
-      if (req_[kGpu] > 0) k = std::min<std::int64_t>(k, std::popcount(node.free_gpus) / req_[kGpu]);
-      k = std::max<std::int64_t>(k, 0);
+      k = podsFitOn(node.free, node.free_gpus, node.gpu_shares, req_, gpu_milli_, want_);
     }
     const std::int64_t delta = k - per_node_[n];
     if (delta == 0) return;
@@ -75,6 +74,7 @@ class FitCounter {
   EngineState& st_;
   GangId g_;
   ResourceVector req_;
+  std::int32_t gpu_milli_;
   std::int64_t want_;
   const std::vector<std::uint8_t>& allows_;
   std::int32_t level_ = -1;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "queueing/gpu_picker.h"
 #include "queueing/ids.h"
 #include "queueing/placement_memo.h"
 #include "queueing/resource_vector.h"
@@ -50,6 +51,7 @@ struct PlacerScratch {
   std::vector<std::uint32_t> stamp;
   std::vector<ResourceVector> free;
   std::vector<std::uint64_t> gpus;
+  std::vector<GpuShares> shares;  // NodeState::gpu_shares with the placement's pods
   std::uint32_t epoch = 0;
   std::array<std::vector<std::int64_t>, kMaxLevels> domain_pods;
 };

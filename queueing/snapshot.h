@@ -114,6 +114,10 @@ struct QueueSpec {
 // What one pod asks for and where it may run. Identical pods of a gang share one shape.
 struct PodShape {
   ResourceVector requests;
+  // A fraction of one GPU in thousandths, in (0, 1000), for a pod asking no whole GPU
+  // (requests[kGpu] == 0): it shares one GPU index with other such pods, never more than the
+  // whole of it, and never one a whole-GPU pod holds. 0: no fraction.
+  std::int32_t gpu_milli = 0;
   Labels node_selector;                       // every pair must be a node label
   std::vector<SelectorRequirement> affinity;  // required node affinity, all must hold
   std::vector<Toleration> tolerations;

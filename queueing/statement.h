@@ -22,11 +22,11 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   void release(GangId g, const Pod& pod) {
-    release(pod.node, HeldCapacity{st_.requestOf(g, pod.pod_set), pod.gpus});
+    release(pod.node, HeldCapacity{st_.requestOf(g, pod.pod_set), pod.gpus, pod.gpu_milli});
   }
   // Capacity held on node n, not one pod's (what terminating pods hold there).
   void release(NodeId n, const HeldCapacity& held) {
-    st_.releaseOnNode(n, held.requests, held.gpus);
+    st_.releaseOnNode(n, held.requests, held.gpus, held.gpu_milli);
     ops_.emplace_back(n, held);
   }
   std::size_t checkpoint() const { return ops_.size(); }
@@ -34,7 +34,7 @@ class Statement {
     while (ops_.size() > checkpoint) {
       const auto [n, held] = ops_.back();
       ops_.pop_back();
-      st_.takeOnNode(n, held.requests, held.gpus);
+      st_.takeOnNode(n, held.requests, held.gpus, held.gpu_milli);
     }
     if (ops_.empty()) {
       // Everything undone: capacity is as it was, so caches keyed on it stay valid.

@@ -12,6 +12,9 @@ namespace troupe::queueing {
 struct HeldCapacity {
   ResourceVector requests;
   std::uint64_t gpus = 0;
+  // One pod's share of one GPU (Pod::gpu_milli): `gpus` is then that GPU, held in part.
+  // Always 0 in a sum of several pods' capacity, which holds whole GPUs only.
+  std::int32_t gpu_milli = 0;
   bool empty() const { return requests.isZero() && gpus == 0; }
 };
 

@@ -33,14 +33,19 @@ std::optional<TerminatingWait> waitForTerminating(EngineState& st, GangId g,
   }  // rolled back: the terminating pods hold their capacity again
   if (!placed.ok) return std::nullopt;
 
-  // What the placement takes on each node.
+  // What the placement takes on each node. A pod's share of a GPU is pledged by itself:
+  // terminating pods never give a shared GPU back (terminatingPart), so it comes from free
+  // capacity alone.
   std::map<NodeId, HeldCapacity> takes;
+  TerminatingWait wait;
   for (const Pod& pod : placed.pods) {
     HeldCapacity& t = takes[pod.node];
     t.requests += st.requestOf(g, pod.pod_set);
-    t.gpus |= pod.gpus;
+    if (pod.gpu_milli > 0)
+      wait.pledges.push_back(Pledge{pod.node, HeldCapacity{{}, pod.gpus, pod.gpu_milli}});
+    else
+      t.gpus |= pod.gpus;
   }
-  TerminatingWait wait;
   std::vector<std::pair<NodeId, HeldCapacity>> claims;
   for (const auto& [node_id, take] : takes) {
     const NodeId n = node_id;  // a lambda below captures it (not a structured binding)
@@ -67,7 +72,8 @@ std::optional<TerminatingWait> waitForTerminating(EngineState& st, GangId g,
   }
   if (claims.empty()) return std::nullopt;  // it fits on free capacity alone
   for (const auto& [n, claim] : claims) st.terminating.claim(n, claim);
-  for (const Pledge& p : wait.pledges) st.takeOnNode(p.node, p.held.requests, p.held.gpus);
+  for (const Pledge& p : wait.pledges)
+    st.takeOnNode(p.node, p.held.requests, p.held.gpus, p.held.gpu_milli);
   std::sort(wait.gangs.begin(), wait.gangs.end(),
             [&](GangId a, GangId b) { return st.gangName(a) < st.gangName(b); });
   wait.gangs.erase(std::unique(wait.gangs.begin(), wait.gangs.end()), wait.gangs.end());

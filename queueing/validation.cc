@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include "queueing/gpu_picker.h"
+
 namespace troupe::queueing {
 namespace {
 
@@ -35,6 +37,13 @@ Status validPodSets(const std::vector<PodSet>& pod_sets, Path path) {
       return invalid(p() + ".requests[nvidia.com/gpu]", "Invalid value: at most 64 GPUs per pod");
     if (ps.shape->requests.isZero())
       return invalid(p() + ".requests", "Invalid value: a pod must request some resource");
+    const std::int32_t milli = ps.shape->gpu_milli;
+    if (milli < 0 || milli >= kGpuMilli)
+      return invalid(p() + ".gpuMilli",
+                     fmt::format("Invalid value: {}: must be in [0, {})", milli, kGpuMilli));
+    if (milli > 0 && ps.shape->requests[kGpu] != 0)
+      return invalid(p() + ".gpuMilli",
+                     "Invalid value: a pod asking a fraction of one GPU asks no whole GPU");
   }
   return {};
 }

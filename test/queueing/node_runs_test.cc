@@ -78,9 +78,9 @@ TEST_CASE("taking and releasing GPUs keeps every run's and block's most exact",
       const std::uint64_t gpu = std::uint64_t{1} << (rng() % 8);
       // Mostly takes, so that runs and blocks fill up and their most falls.
       if ((node.free_gpus & gpu) != 0 && rng() % 3 != 0)
-        st.takeOnNode(n, ResourceVector{}, gpu);
+        st.takeOnNode(n, ResourceVector{}, gpu, 0);
       else if ((node.free_gpus & gpu) == 0)
-        st.releaseOnNode(n, ResourceVector{}, gpu);
+        st.releaseOnNode(n, ResourceVector{}, gpu, 0);
       const NodeRuns& runs = st.node_runs;
       REQUIRE(runs.runs() == (count + NodeRuns::kNodeChunk - 1) / NodeRuns::kNodeChunk);
       for (std::size_t c = 0; c < runs.runs(); ++c) {
