@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/field_error.h"
+#include "api/gpu_fraction.h"
 #include "api/json_fields.h"
 #include "api/names.h"
 #include "api/timestamp.h"
@@ -247,6 +248,8 @@ std::vector<Error> TrainingJob::validate() const {
     }
   }
   core::validatePodSpec(spec.pod_spec, "spec.template.spec", errors);
+  validateGpuFraction(spec.template_annotations, spec.pod_spec, "spec.template.metadata",
+                      "spec.template.spec", errors);
   if (!spec.pod_spec.scheduler_name.empty() && spec.pod_spec.scheduler_name != kSchedulerName) {
     errors.push_back(invalid("spec.template.spec.schedulerName", spec.pod_spec.scheduler_name,
                              "must be empty or \"troupe\": Troupe places a TrainingJob's pods"));

@@ -25,6 +25,14 @@ inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 inline constexpr std::string_view kCpuResource = "cpu";
 inline constexpr std::string_view kMemoryResource = "memory";
 inline constexpr std::string_view kPodsResource = "pods";
+// What the engine counts GPUs in for quota and node capacity: thousandths of one GPU.
+// The operator gives every GPU pod 1000 per whole GPU (or its fraction's thousandths),
+// every node 1000 per allocatable GPU, and every queue 1000 times its nvidia.com/gpu
+// guaranteed, limit and lendingLimit. Users do not set it.
+inline constexpr std::string_view kGpuMilliResource = "troupe.dev/gpu-milli";
+// MIG slices as NVIDIA's device plugin advertises them (mixed strategy), e.g.
+// nvidia.com/mig-1g.10gb: extended resources, placed and counted like any other.
+inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
 
 // Node labels: the topology levels gang placement packs into (spec.topology.level).
 inline constexpr std::string_view kRackLabel = "troupe.dev/rack";
@@ -43,6 +51,9 @@ inline constexpr std::string_view kQueueLabel = "troupe.dev/queue";
 // Node annotation: GPU indices grouped by NVLink island and by NUMA node, as JSON:
 // {"nvlinkIslands":[[0,1,2,3],[4,5,6,7]],"numa":[[0,1,2,3],[4,5,6,7]]} (api/gpu_topology.h).
 inline constexpr std::string_view kGpuTopologyAnnotation = "troupe.dev/gpu-topology";
+// Pod annotation: the pod asks for this fraction of one GPU, a decimal in (0, 1) with at
+// most 3 decimals ("0.5"), and for no nvidia.com/gpu. Such pods share one GPU index.
+inline constexpr std::string_view kGpuFractionAnnotation = "troupe.dev/gpu-fraction";
 // Pod annotation written at binding: the GPU indices the pod got on its node, "0,1,2,3".
 inline constexpr std::string_view kGpuIndicesAnnotation = "troupe.dev/gpu-indices";
 

@@ -12,6 +12,7 @@
 #include "api/well_known.h"
 #include "common/check.h"
 #include "controllers/annotations.h"
+#include "controllers/gpu_milli.h"
 #include "controllers/node_hold.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"
@@ -151,6 +152,19 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       const auto slot_name = slot < names.size() ? names.name(slot) : std::string();
       if (!slot_name.empty() && limit.contains(slot_name)) spec.limit[slot] = (*l)[slot];
       if (!slot_name.empty() && lending.contains(slot_name)) spec.lending_limit[slot] = (*ll)[slot];
+    }
+    // Quota in GPUs is quota in thousandths too, which fractional pods are counted in.
+    const std::string gpu(api::kGpuResource);
+    if (guaranteed.contains(gpu) || limit.contains(gpu) || lending.contains(gpu)) {
+      if (!mirrorGpuQuota(spec.guaranteed, names) || !mirrorGpuQuota(spec.limit, names) ||
+          !mirrorGpuQuota(spec.lending_limit, names)) {
+        out.problems.push_back(
+            {"Queue", name,
+             makeError(ErrorCode::Invalid, "spec.resources",
+                       fmt::format("Troupe tracks at most {} resource names, {} included",
+                                   queueing::kMaxResources, api::kGpuMilliResource))});
+        continue;
+      }
     }
     if (weight) spec.over_quota_weight = *weight;
     if (auto u = options.usage.find(name); u != options.usage.end()) {

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <string_view>
 
+#include "api/field_error.h"
+#include "api/gpu_fraction.h"
 #include "api/gpu_topology.h"
 #include "api/well_known.h"
 #include "controllers/annotations.h"
 #include "controllers/gpu_indices.h"
+#include "controllers/gpu_milli.h"
 #include "controllers/lone_pod.h"
 #include "controllers/object_json.h"
 #include "controllers/resources.h"
@@ -173,11 +176,27 @@ PodFacts readPodFacts(const Json& pod) {
   out.priority_class = stringField(spec, "priorityClassName");
 
   out.requests = named([&](queueing::ResourceNames& own) { return podRequests(pod, own); });
+  // A fraction of one GPU: counted in thousandths beside whole GPUs (gpu_milli.h).
+  std::int32_t fraction = 0;
+  const std::string fraction_text =
+      stringField(field(metadata, "annotations"), api::kGpuFractionAnnotation);
+  if (!fraction_text.empty()) {
+    auto parsed = api::parseGpuFraction(
+        fraction_text, api::keyPath("metadata.annotations", api::kGpuFractionAnnotation));
+    if (!parsed) {
+      out.shape_error = parsed.error();
+      return out;
+    }
+    fraction = *parsed;
+  }
+  addGpuMilli(out.requests, fraction);
   auto shape = readShape(spec, out.requests.amounts);
-  if (!shape)
+  if (!shape) {
     out.shape_error = shape.error();
-  else
+  } else {
+    shape->shape.gpu_milli = fraction;
     out.shape = std::make_shared<const PodShapeFacts>(std::move(*shape));
+  }
   return out;
 }
 
@@ -196,6 +215,7 @@ NodeFacts readNodeFacts(const Json& node) {
   out.allocatable = named([&](queueing::ResourceNames& own) {
     return toResourceVector(field(status, "allocatable"), own, "status.allocatable");
   });
+  addGpuMilli(out.allocatable, 0);
   const Json& unschedulable = field(spec, "unschedulable");
   out.spec.unschedulable = unschedulable.is_boolean() && unschedulable.get<bool>();
   out.spec.ready = false;

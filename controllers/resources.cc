@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/quantity.h"
+#include "api/well_known.h"
 #include "common/json_member.h"
 
 namespace troupe::controllers {
@@ -48,6 +49,15 @@ nlohmann::json toResourceList(const ResourceVector& vector, const queueing::Reso
                                                                 : api::Quantity::Format::DecimalSI);
       out[names.name(slot)] = quantity ? quantity->toString() : std::to_string(q);
     }
+  }
+  // GPUs as the thousandths count them, so that pods asking fractions of one GPU show:
+  // 1.5 GPUs is "1500m".
+  for (std::size_t slot = queueing::kFirstExtended; slot < names.size(); ++slot) {
+    const std::int64_t milli = vector[slot];
+    if (names.name(slot) != api::kGpuMilliResource || milli <= 0 ||
+        milli >= ResourceVector::kUnlimited)
+      continue;
+    out[std::string(api::kGpuResource)] = api::Quantity::fromMilli(milli).toString();
   }
   return out;
 }

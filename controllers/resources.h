@@ -10,6 +10,8 @@
 // API resource lists ({"nvidia.com/gpu": "8", "cpu": "500m"}) to the engine's resource
 // vectors and back. Units in the engine: GPUs and extended resources are whole counts,
 // CPU is millicores, memory is bytes. The "pods" resource is not scheduled on and ignored.
+// Back, nvidia.com/gpu is read from troupe.dev/gpu-milli when the vector has it, so that
+// fractions of a GPU show ("1500m" is 1.5 GPUs).
 namespace troupe::controllers {
 
 // `field` names the list in errors ("spec.containers[0].resources.requests").

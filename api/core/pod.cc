@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/field_error.h"
+#include "api/gpu_fraction.h"
 #include "api/json_fields.h"
 #include "api/names.h"
 
@@ -391,6 +392,7 @@ std::vector<Error> Pod::validate() const {
   std::vector<Error> errors;
   validateObjectMeta(metadata, /*namespaced=*/true, errors);
   validatePodSpec(spec, "spec", errors);
+  validateGpuFraction(metadata.annotations, spec, "metadata", "spec", errors);
   return errors;
 }
 

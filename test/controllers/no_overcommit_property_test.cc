@@ -110,8 +110,10 @@ class SchedulerLoop {
         if (status && status->allocated[slot] != 0)
           engine_seen[cluster.names.name(slot)] = status->allocated[slot];
       }
-      const auto want =
-          truth.contains(q.name) ? truth.at(q.name) : std::map<std::string, std::int64_t>{};
+      auto want = truth.contains(q.name) ? truth.at(q.name) : std::map<std::string, std::int64_t>{};
+      // The operator counts GPUs in thousandths too (controllers/gpu_milli.h).
+      if (auto gpus = want.find("nvidia.com/gpu"); gpus != want.end() && gpus->second > 0)
+        want["troupe.dev/gpu-milli"] = gpus->second * 1000;
       if (seen != want || engine_seen != want)
         wrong.push_back(fmt::format("queue {}: its pods hold {}; counted {}; the engine holds {}",
                                     q.name, fmt::join(want, " "), fmt::join(seen, " "),
