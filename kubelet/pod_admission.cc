@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "api/gpu_fraction.h"
 #include "api/quantity.h"
 #include "api/well_known.h"
 #include "common/json_member.h"
@@ -50,7 +51,8 @@ std::map<std::string, std::int64_t> requestsOf(const json& pod) {
   return total;
 }
 
-// The GPU indices a pod was bound to; malformed entries are left out.
+}  // namespace
+
 std::vector<int> gpuIndicesOf(const json& pod) {
   const json& annotations = objectMember(objectMember(pod, "metadata"), "annotations");
   auto it = annotations.find(std::string(api::kGpuIndicesAnnotation));
@@ -69,8 +71,50 @@ std::vector<int> gpuIndicesOf(const json& pod) {
   return out;
 }
 
+std::int32_t gpuFractionOf(const json& pod) {
+  const json& annotations = objectMember(objectMember(pod, "metadata"), "annotations");
+  auto it = annotations.find(std::string(api::kGpuFractionAnnotation));
+  if (it == annotations.end() || !it->is_string()) return 0;
+  auto milli = api::parseGpuFraction(it->get<std::string>(), "");
+  return milli ? *milli : 0;
+}
+
+namespace {
+
 std::string keyOf(const json& pod) {
   return metaString(pod, "namespace") + "/" + metaString(pod, "name");
+}
+
+// Whether `pod` holds GPU `gpu` (its GPU indices annotation names it).
+bool holdsGpu(const json& pod, int gpu) {
+  const auto held = gpuIndicesOf(pod);
+  return std::find(held.begin(), held.end(), gpu) != held.end();
+}
+
+// Why a pod may not hold GPU `gpu` of the node beside `admitted`: a pod asking a fraction
+// of one GPU (`milli` > 0) shares it with other such pods up to the whole of it; any other
+// pod holds it alone.
+std::optional<AdmissionRefusal> refuseGpu(int gpu, std::int32_t milli, const std::string& node,
+                                          const std::vector<const json*>& admitted) {
+  std::int32_t shared = 0;
+  for (const json* other : admitted) {
+    if (!holdsGpu(*other, gpu)) continue;
+    const std::int32_t other_milli = gpuFractionOf(*other);
+    if (milli == 0 || other_milli == 0)
+      return AdmissionRefusal{
+          "UnexpectedAdmissionError",
+          fmt::format("Allocate failed due to GPU {} of node {} being held by pod {}, which "
+                      "is unexpected",
+                      gpu, node, keyOf(*other))};
+    shared += other_milli;
+  }
+  if (shared + milli > api::kGpuMilliPerGpu)
+    return AdmissionRefusal{
+        "UnexpectedAdmissionError",
+        fmt::format("Allocate failed due to GPU {} of node {} being shared past the whole: {} "
+                    "thousandths held, {} asked, {} in all, which is unexpected",
+                    gpu, node, shared, milli, api::kGpuMilliPerGpu)};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -85,6 +129,7 @@ std::optional<AdmissionRefusal> refuseAdmission(const json& pod, const json& nod
   const std::string gpu(api::kGpuResource);
   const std::int64_t node_gpus =
       allocatable.contains(gpu) ? amountOf(gpu, allocatable[gpu]) : std::int64_t{0};
+  const std::int32_t milli = gpuFractionOf(pod);
   for (int i : gpus) {
     if (i >= node_gpus)
       return AdmissionRefusal{
@@ -92,15 +137,7 @@ std::optional<AdmissionRefusal> refuseAdmission(const json& pod, const json& nod
           fmt::format("Allocate failed due to GPU {} not being one of the {} of node {}, which "
                       "is unexpected",
                       i, node_gpus, node_name)};
-    for (const json* other : admitted) {
-      const auto held = gpuIndicesOf(*other);
-      if (std::find(held.begin(), held.end(), i) != held.end())
-        return AdmissionRefusal{
-            "UnexpectedAdmissionError",
-            fmt::format("Allocate failed due to GPU {} of node {} being held by pod {}, which "
-                        "is unexpected",
-                        i, node_name, keyOf(*other))};
-    }
+    if (auto refused = refuseGpu(i, milli, node_name, admitted)) return refused;
   }
 
   // Resources: what the admitted pods ask, plus this one, within allocatable.

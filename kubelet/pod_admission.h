@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@
 // is failed at once (reason OutOf<resource>, or UnexpectedAdmissionError for a device). The
 // simulated kubelet does the same, with the GPU indices Troupe binds a pod to
 // (troupe.dev/gpu-indices) as its devices: two pods never run on one GPU, and a binding
-// onto a GPU still in use shows as a failed pod.
+// onto a GPU still in use shows as a failed pod. Pods asking a fraction of one GPU
+// (troupe.dev/gpu-fraction) share an index, as a GPU-sharing device plugin lets them, up to
+// the whole of it and never with a pod holding it whole.
 namespace troupe::kubelet {
 
 struct AdmissionRefusal {
@@ -26,6 +29,12 @@ struct AdmissionRefusal {
 // Why `pod` may not run on `node` beside `admitted` (the node's other pods the kubelet
 // admitted, not finished, still in the API), or nothing when it may. Every resource the
 // node's allocatable names but pods is checked, in its own units (CPU in millicores).
+// The thousandths of one GPU a pod asks for with troupe.dev/gpu-fraction; 0 when it asks
+// none (or the annotation does not read: the API server refused such pods).
+std::int32_t gpuFractionOf(const nlohmann::json& pod);
+// The GPU indices a pod was bound to (troupe.dev/gpu-indices); malformed entries left out.
+std::vector<int> gpuIndicesOf(const nlohmann::json& pod);
+
 std::optional<AdmissionRefusal> refuseAdmission(const nlohmann::json& pod,
                                                 const nlohmann::json& node,
                                                 const std::vector<const nlohmann::json*>& admitted);

@@ -35,6 +35,15 @@ json pod(const std::string& name, int gpus, const std::string& indices,
   return p;
 }
 
+// A pod asking `fraction` of one GPU (troupe.dev/gpu-fraction) and no whole GPU, bound to
+// GPU `index`.
+json fractionPod(const std::string& name, const std::string& fraction, const std::string& index) {
+  json p = pod(name, 0, index);
+  p["spec"]["containers"][0]["resources"]["limits"] = json::object();
+  p["metadata"]["annotations"]["troupe.dev/gpu-fraction"] = fraction;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("a kubelet admits a pod only beside what its other pods hold", "[kubelet][admission]") {
@@ -70,6 +79,28 @@ TEST_CASE("a kubelet admits a pod only beside what its other pods hold", "[kubel
        "OutOfcpu",
        "requested: 3000, used: 6000, capacity: 8000"},
       {"alone on an empty node", pod("new", 8, "0,1,2,3,4,5,6,7"), {}, "", ""},
+      // 0.5 + 0.5 = 1: two halves share GPU 0.
+      {"half a GPU beside another half",
+       fractionPod("new", "0.5", "0"),
+       {fractionPod("a", "0.5", "0")},
+       "",
+       ""},
+      // 0.5 + 0.3 + 0.3 = 1.1 > 1.
+      {"a share past the whole GPU",
+       fractionPod("new", "0.3", "0"),
+       {fractionPod("a", "0.5", "0"), fractionPod("b", "0.3", "0")},
+       "UnexpectedAdmissionError",
+       "GPU 0 of node n1 being shared past the whole: 800 thousandths held, 300 asked"},
+      {"a share of a GPU a pod holds whole",
+       fractionPod("new", "0.5", "1"),
+       {pod("old", 2, "0,1")},
+       "UnexpectedAdmissionError",
+       "GPU 1 of node n1 being held by pod ml/old"},
+      {"a whole GPU a share holds",
+       pod("new", 1, "3"),
+       {fractionPod("a", "0.25", "3")},
+       "UnexpectedAdmissionError",
+       "GPU 3 of node n1 being held by pod ml/a"},
   };
   for (const auto& tc : cases) {
     DYNAMIC_SECTION(tc.name) {
