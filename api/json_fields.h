@@ -70,4 +70,7 @@ class JsonFields {
   std::vector<Error>& errors_;
 };
 
+// How Troupe's own kinds (Queue, TrainingJob, PodGroup) write their quantities.
+inline constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
+
 }  // namespace troupe::api

@@ -9,8 +9,6 @@ namespace troupe::api {
 
 using nlohmann::json;
 
-constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
-
 const char* toString(PodGroupPhase phase) {
   switch (phase) {
     case PodGroupPhase::Pending: return "Pending";

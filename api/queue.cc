@@ -13,8 +13,6 @@ namespace troupe::api {
 
 using nlohmann::json;
 
-constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
-
 const char* toString(WithinQueuePreemption value) {
   return value == WithinQueuePreemption::Never ? "Never" : "LowerPriority";
 }

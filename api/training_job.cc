@@ -13,8 +13,6 @@ namespace troupe::api {
 
 using nlohmann::json;
 
-constexpr auto kIntOrString = JsonFields::QuantityForm::IntOrString;
-
 const char* toString(TopologyMode mode) {
   return mode == TopologyMode::Required ? "Required" : "Preferred";
 }

@@ -8,17 +8,6 @@
 #include "kube/watch_stream.h"
 
 namespace troupe::kube {
-namespace {
-
-std::string versionOf(const nlohmann::json& object) {
-  auto md = object.find("metadata");
-  if (md == object.end() || !md->is_object()) return {};
-  auto rv = md->find("resourceVersion");
-  return rv != md->end() && rv->is_string() ? rv->get<std::string>() : std::string{};
-}
-
-}  // namespace
-
 Informer::Informer(KubeClient& client, ResourceType type, std::string ns, InformerOptions options)
     : client_(client), type_(std::move(type)), ns_(std::move(ns)), options_(std::move(options)) {}
 
@@ -67,7 +56,7 @@ ApiResult<std::string> Informer::relist() {
   list_options.limit = options_.page_size;
   auto listed = listAll(client_, type_, ns_, list_options);
   if (!listed) return listed.error();
-  const std::string rv = versionOf(*listed);
+  const std::string rv = resourceVersionOf(*listed);
 
   std::set<std::string> seen;
   for (auto& item : (*listed)["items"]) {
@@ -77,7 +66,7 @@ ApiResult<std::string> Informer::relist() {
     auto object = std::make_shared<const nlohmann::json>(std::move(item));
     seen.insert(objectKey(*object));
     ObjectPtr previous = cache_.get(objectKey(*object));
-    if (previous && versionOf(*previous) == versionOf(*object)) continue;
+    if (previous && resourceVersionOf(*previous) == resourceVersionOf(*object)) continue;
     cache_.upsert(object);
     for (const auto& h : handlers_) {
       if (previous && h.on_update) h.on_update(previous, object);
@@ -150,7 +139,7 @@ void Informer::run(std::stop_token stop) {
     WatchStream watch(client_, type_, ns_, watch_options);
     auto ended = watch.run(
         [&](WatchEvent&& event) {
-          const std::string event_rv = versionOf(event.object);
+          const std::string event_rv = resourceVersionOf(event.object);
           apply(std::move(event));
           if (!event_rv.empty()) {
             std::lock_guard lock(mu_);

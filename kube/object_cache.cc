@@ -32,6 +32,10 @@ std::string objectKey(const nlohmann::json& object) {
   return objectKey(stringAt(object, "metadata", "namespace"), stringAt(object, "metadata", "name"));
 }
 
+std::string resourceVersionOf(const nlohmann::json& object) {
+  return stringAt(object, "metadata", "resourceVersion");
+}
+
 int compareObjectKey(const nlohmann::json& object, std::string_view key) {
   const auto ns = viewAt(object, "metadata", "namespace");
   const auto name = viewAt(object, "metadata", "name");

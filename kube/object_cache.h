@@ -27,6 +27,8 @@ std::string objectKey(const nlohmann::json& object);
 std::string objectKey(const std::string& ns, const std::string& name);
 // objectKey(object).compare(key), without building the key: negative, zero or positive.
 int compareObjectKey(const nlohmann::json& object, std::string_view key);
+// metadata.resourceVersion, or "" when the object has none.
+std::string resourceVersionOf(const nlohmann::json& object);
 
 // Pods by spec.nodeName (unbound pods are not indexed).
 IndexFunction indexByNodeName();

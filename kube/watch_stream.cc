@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "kube/backoff.h"
+#include "kube/object_cache.h"
 
 namespace troupe::kube {
 namespace {
@@ -14,13 +15,6 @@ bool sleepUnlessStopped(std::chrono::milliseconds d, std::stop_token stop) {
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
   return !cv.wait_for(lock, stop, d, [] { return false; });
-}
-
-std::string versionOf(const nlohmann::json& object) {
-  auto md = object.find("metadata");
-  if (md == object.end() || !md->is_object()) return {};
-  auto rv = md->find("resourceVersion");
-  return rv != md->end() && rv->is_string() ? rv->get<std::string>() : std::string{};
 }
 
 }  // namespace
@@ -63,7 +57,7 @@ ApiResult<void> WatchStream::run(const Handler& handler, std::stop_token stop) {
           }
           if (expired) return;  // nothing after a 410 is trusted
           got_event = true;
-          const std::string rv = versionOf(event.object);
+          const std::string rv = resourceVersionOf(event.object);
           handler(std::move(event));
           if (!rv.empty()) {
             std::lock_guard lock(mu_);

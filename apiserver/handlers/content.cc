@@ -6,7 +6,8 @@
 namespace troupe::apiserver {
 
 namespace {
-std::string trim(const std::string& s) {
+// Without the optional whitespace (OWS: spaces and tabs) HTTP allows around a value.
+std::string trimOws(const std::string& s) {
   auto b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
   auto e = s.find_last_not_of(" \t");
@@ -22,14 +23,14 @@ std::vector<MediaRange> parseAccept(const std::string& accept) {
     std::string part =
         accept.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? accept.size() + 1 : comma + 1;
-    if (trim(part).empty()) continue;
+    if (trimOws(part).empty()) continue;
     MediaRange range;
     std::size_t p = 0;
     bool first = true;
     while (p <= part.size()) {
       auto semi = part.find(';', p);
       std::string piece =
-          trim(part.substr(p, semi == std::string::npos ? std::string::npos : semi - p));
+          trimOws(part.substr(p, semi == std::string::npos ? std::string::npos : semi - p));
       p = semi == std::string::npos ? part.size() + 1 : semi + 1;
       if (first) {
         range.type = piece;
@@ -38,7 +39,7 @@ std::vector<MediaRange> parseAccept(const std::string& accept) {
       }
       auto eq = piece.find('=');
       if (eq == std::string::npos) continue;
-      std::string key = trim(piece.substr(0, eq)), value = trim(piece.substr(eq + 1));
+      std::string key = trimOws(piece.substr(0, eq)), value = trimOws(piece.substr(eq + 1));
       if (key == "as") range.as = value;
       if (key == "g") range.g = value;
       if (key == "v") range.v = value;
@@ -52,7 +53,7 @@ std::vector<MediaRange> parseAccept(const std::string& accept) {
 }
 
 BodyFormat bodyFormatOf(const std::string& content_type) {
-  std::string type = trim(content_type.substr(0, content_type.find(';')));
+  std::string type = trimOws(content_type.substr(0, content_type.find(';')));
   for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (type.empty() || type == "application/json") return BodyFormat::Json;
   if (type == "application/yaml") return BodyFormat::Yaml;
@@ -61,7 +62,7 @@ BodyFormat bodyFormatOf(const std::string& content_type) {
 }
 
 Representation negotiate(const std::string& accept, bool discovery) {
-  if (trim(accept).empty()) return Representation::Object;
+  if (trimOws(accept).empty()) return Representation::Object;
   for (const auto& range : parseAccept(accept)) {
     bool json = range.type == "application/json" || range.type == "*/*" ||
                 range.type == "application/*" || range.type == "application/yaml";

@@ -8,7 +8,8 @@ namespace troupe::apiserver {
 
 namespace {
 
-Cause toCause(const Error& error) {
+// As the apiserver reports a schema violation: "<nil>" for an object-wide one.
+Cause schemaCause(const Error& error) {
   return Cause{api::causeReason(api::fieldErrorType(error)), error.message,
                error.field_path.empty() ? "<nil>" : error.field_path};
 }
@@ -42,7 +43,7 @@ std::vector<Cause> CrdSchemaValidator::check(const ResourceKind& kind, nlohmann:
   schema->prune(object);
   schema->applyDefaults(object);
   std::vector<Cause> causes;
-  for (const auto& error : schema->validate(object, old)) causes.push_back(toCause(error));
+  for (const auto& error : schema->validate(object, old)) causes.push_back(schemaCause(error));
   return causes;
 }
 
@@ -58,7 +59,7 @@ std::vector<Cause> checkCrdSchemas(const nlohmann::json& crd) {
       continue;
     std::string path = "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema";
     for (const auto& error : openapi::Schema::check(v["schema"]["openAPIV3Schema"], path))
-      causes.push_back(toCause(error));
+      causes.push_back(schemaCause(error));
   }
   return causes;
 }

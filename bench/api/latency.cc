@@ -1,6 +1,7 @@
 #include "bench/api/latency.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace troupe::bench {
@@ -22,6 +23,12 @@ LatencySummary summarize(std::vector<double> samples_ms) {
   summary.p99_ms = rank(samples_ms, 0.99);
   summary.max_ms = samples_ms.back();
   return summary;
+}
+
+std::int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace troupe::bench

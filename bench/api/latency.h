@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 // Summaries of measured latencies, in milliseconds.
@@ -15,5 +16,8 @@ struct LatencySummary {
 
 // Nearest-rank percentiles of `samples_ms` (any order; empty gives zeros).
 LatencySummary summarize(std::vector<double> samples_ms);
+
+// The steady clock's reading in nanoseconds: what latencies are measured between.
+std::int64_t nowNs();
 
 }  // namespace troupe::bench

@@ -1,17 +1,12 @@
 #include "bench/api/pod_bind_tracker.h"
 
+#include "bench/api/latency.h"
 #include "common/json_member.h"
 
 namespace troupe::bench {
 namespace {
 
 std::string groupOf(const std::string& job) { return job.substr(0, job.find('-')); }
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

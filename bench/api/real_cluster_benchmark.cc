@@ -27,7 +27,7 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kNamespace = "bench";
+constexpr const char* kBenchNamespace = "bench";
 constexpr const char* kQueue = "bench";
 constexpr const char* kTroupe = "troupe";
 // The pods' group in the bind tracker: pods are "p-<i>", the first pod "w-0".
@@ -153,7 +153,7 @@ Status createPods(const kube::ClientConfig& config, const RealClusterBenchOption
   auto run = runParallel(
       config, options.threads, options.pods, [&](kube::KubeClient& client, int i) -> Result<void> {
         auto made =
-            client.create(kube::resources::kPods, kNamespace,
+            client.create(kube::resources::kPods, kBenchNamespace,
                           benchPod(fmt::format("{}-{}", kPodGroup, i), options.scheduler_name), {});
         if (!made) return made.error();
         return {};
@@ -193,7 +193,7 @@ Result<RealClusterBenchResult> runRealClusterBench(
   result.nodes = options.nodes;
   result.pods = options.pods;
   const json ns = {
-      {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
+      {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kBenchNamespace}}}};
   if (auto made = createIgnoringExisting(api, kube::resources::kNamespaces, "", ns); !made)
     return made.error();
   // Without a controller-manager nothing makes the namespace's ServiceAccount, which the
@@ -203,8 +203,8 @@ Result<RealClusterBenchResult> runRealClusterBench(
                         {"metadata", {{"name", "default"}}},
                         {"automountServiceAccountToken", false}};
   if (auto made = createIgnoringExisting(
-          api, kube::ResourceType{"", "v1", "serviceaccounts", "ServiceAccount", true}, kNamespace,
-          account);
+          api, kube::ResourceType{"", "v1", "serviceaccounts", "ServiceAccount", true},
+          kBenchNamespace, account);
       !made)
     return made.error();
   if (options.scheduler_name == kTroupe) {
@@ -231,7 +231,7 @@ Result<RealClusterBenchResult> runRealClusterBench(
       });
   if (!made_nodes) return made_nodes.error();
 
-  auto tracker = PodBindTracker::start(api, kNamespace);
+  auto tracker = PodBindTracker::start(api, kBenchNamespace);
   if (!tracker) return tracker.error();
   std::unique_ptr<SchedulerChild> scheduler;
   auto startScheduler = [&]() -> Status {
@@ -256,7 +256,7 @@ Result<RealClusterBenchResult> runRealClusterBench(
   } else {
     if (auto started = startScheduler(); !started) return started.error();
     // The scheduler is ready when it has bound a first pod.
-    auto made = api.create(kube::resources::kPods, kNamespace,
+    auto made = api.create(kube::resources::kPods, kBenchNamespace,
                            benchPod(fmt::format("{}-0", kWarmupGroup), options.scheduler_name), {});
     if (!made) return made.error();
     if ((*tracker)->waitForBound(kWarmupGroup, 1, Clock::now() + timeout) < 1)
@@ -267,7 +267,7 @@ Result<RealClusterBenchResult> runRealClusterBench(
     kube::DeleteOptions now;
     now.grace_period_seconds = 0;
     if (auto gone = api.remove(
-            {kube::resources::kPods, kNamespace, fmt::format("{}-0", kWarmupGroup), ""}, now);
+            {kube::resources::kPods, kBenchNamespace, fmt::format("{}-0", kWarmupGroup), ""}, now);
         !gone)
       return gone.error();
     std::this_thread::sleep_for(std::chrono::seconds(1));

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "bench/api/latency.h"
 #include "bench/api/parallel_requests.h"
 #include "bench/api/pod_bind_tracker.h"
 #include "bench/api/request_log.h"
@@ -25,11 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kNamespace = "bench";
 constexpr int kGpusPerNode = 8;
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-      .count();
-}
 
 // The pod template of trainingJobObject(), for a pod of the benchmark's own PodGroup.
 json plainPod(const std::string& group, int index, int gpus) {

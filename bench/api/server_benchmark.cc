@@ -10,6 +10,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "bench/api/latency.h"
 #include "bench/api/parallel_requests.h"
 #include "bench/api/serve_child.h"
 #include "bench/support/generated_cluster.h"
@@ -27,11 +28,6 @@ constexpr const char* kPodNamespace = "bench-pods";
 constexpr const char* kWatchNamespace = "bench-watch";
 // Watch streams per kube client (each stream has a connection of its own either way).
 constexpr int kWatchersPerClient = 64;
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-      .count();
-}
 
 Status createNamespace(kube::KubeClient& client, const std::string& name) {
   json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};

@@ -20,10 +20,10 @@ std::string fixture(const std::string& name) {
   return text;
 }
 
-const StatusTarget kJob{"troupe.dev", "trainingjobs", "TrainingJob", ""};
+const StatusTarget kTrainingJobs{"troupe.dev", "trainingjobs", "TrainingJob", ""};
 
 StatusTarget job(std::string name) {
-  StatusTarget t = kJob;
+  StatusTarget t = kTrainingJobs;
   t.name = std::move(name);
   return t;
 }

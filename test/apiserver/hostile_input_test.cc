@@ -83,7 +83,7 @@ std::string pod(const std::string& name, const std::string& resources) {
          R"("},"spec":{"containers":[{"name":"c","image":"i","resources":)" + resources + "}]}}";
 }
 
-std::string aliasBomb() {
+std::string configMapAliasBomb() {
   std::string text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n";
   text += "a0: &a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n";
   for (int i = 1; i <= 9; ++i) {
@@ -135,10 +135,10 @@ std::vector<Case> hostileCases() {
        trainingJob("deep", nestedArrays(10000)), 400, "exceeded max depth"},
       {"3 MB of unclosed brackets", "POST", kConfigMaps, "application/json",
        std::string(3000000, '['), 400, "exceeded max depth"},
-      {"a YAML alias bomb", "POST", kConfigMaps, "application/yaml", aliasBomb(), 400,
+      {"a YAML alias bomb", "POST", kConfigMaps, "application/yaml", configMapAliasBomb(), 400,
        "excessive aliasing"},
-      {"a YAML alias bomb from a tenant", "POST", kTj, "application/yaml", aliasBomb(), 400,
-       "excessive aliasing", kTenant},
+      {"a YAML alias bomb from a tenant", "POST", kTj, "application/yaml", configMapAliasBomb(),
+       400, "excessive aliasing", kTenant},
       {"YAML nesting 100,000 sequences", "POST", kConfigMaps, "application/yaml",
        "data: " + nestedArrays(100000), 400, "exceeded max depth"},
       {"YAML of 100,000 unclosed sequences", "POST", kConfigMaps, "application/yaml",

@@ -105,7 +105,7 @@ TEST_CASE("a simulated container's log says where it runs, with what, and how it
         "troupe.dev/sim-duration-seconds annotation)");
 }
 
-bool contains(const std::string& text, const std::string& part) {
+bool logHas(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -173,10 +173,10 @@ spec:
   // Followed while it runs: the start lines, then the exit line once the kubelet ends it.
   auto followed = kubectl("logs -f short");
   CHECK(followed.exit_code == 0);
-  CHECK(contains(followed.output,
-                 "container \"main\" (image busybox) started on node gpu-r1-n1\n"
-                 "troupe simulated kubelet: env EPOCHS=3\n"));
-  CHECK(contains(followed.output, "container \"main\" exited with code 3 (Error)\n"));
+  CHECK(logHas(followed.output,
+               "container \"main\" (image busybox) started on node gpu-r1-n1\n"
+               "troupe simulated kubelet: env EPOCHS=3\n"));
+  CHECK(logHas(followed.output, "container \"main\" exited with code 3 (Error)\n"));
   CHECK(kubectl("get pod short -o jsonpath={.status.phase}").output == "Failed");
 
   // Followed while it is deleted: the stop line, then the stream ends with the pod.
@@ -189,13 +189,13 @@ spec:
   deleter.join();
   CHECK(deleted.exit_code == 0);
   CHECK(stopped.exit_code == 0);
-  CHECK(contains(stopped.output, "runs until the pod is deleted"));
-  CHECK(contains(stopped.output, "pod deleted, stopping container \"main\" (grace period 30 s)\n"));
+  CHECK(logHas(stopped.output, "runs until the pod is deleted"));
+  CHECK(logHas(stopped.output, "pod deleted, stopping container \"main\" (grace period 30 s)\n"));
 
   auto tail = kubectl("logs short --tail=1 --timestamps");
   CHECK(tail.exit_code == 0);
   CHECK(std::count(tail.output.begin(), tail.output.end(), '\n') == 1);
-  CHECK(contains(tail.output, "Z troupe simulated kubelet: container \"main\" exited with code 3"));
+  CHECK(logHas(tail.output, "Z troupe simulated kubelet: container \"main\" exited with code 3"));
   CHECK(kubectl("logs short --limit-bytes=9").output == "troupe si");
 
   // Not on a node yet: an empty log, as the real server answers.
@@ -205,15 +205,15 @@ spec:
 
   // The server's own errors, as Status bodies.
   const std::string log = "get --raw /api/v1/namespaces/default/pods/short/log";
-  CHECK(contains(kubectl(log + "?container=nope").output,
-                 "container nope is not valid for pod short"));
-  CHECK(contains(kubectl(log + "?previous=true").output,
-                 "previous terminated container \"main\" in pod \"short\" not found"));
-  CHECK(contains(kubectl(log + "?tailLines=-1").output,
-                 "PodLogOptions \"short\" is invalid: tailLines: Invalid value: -1: must be "
-                 "greater than or equal to 0"));
-  CHECK(contains(kubectl("logs nothing-here").output, "pods \"nothing-here\" not found"));
-  CHECK(contains(
+  CHECK(
+      logHas(kubectl(log + "?container=nope").output, "container nope is not valid for pod short"));
+  CHECK(logHas(kubectl(log + "?previous=true").output,
+               "previous terminated container \"main\" in pod \"short\" not found"));
+  CHECK(logHas(kubectl(log + "?tailLines=-1").output,
+               "PodLogOptions \"short\" is invalid: tailLines: Invalid value: -1: must be "
+               "greater than or equal to 0"));
+  CHECK(logHas(kubectl("logs nothing-here").output, "pods \"nothing-here\" not found"));
+  CHECK(logHas(
       kubectl("get --raw /api/v1").output,
       R"({"kind":"Pod","name":"pods/log","namespaced":true,"singularName":"","verbs":["get"]})"));
   CHECK(server.stop() == 0);

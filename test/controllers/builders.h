@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,9 @@
 namespace troupe::controllers::testing {
 
 using Json = nlohmann::json;
+
+// The creationTimestamp of every object built here, 2026-01-01T00:00:00Z, in Unix seconds.
+inline constexpr std::int64_t kT0 = 1767225600;
 
 class NodeBuilder {
  public:

@@ -9,12 +9,6 @@
 using namespace troupe::controllers;
 using namespace troupe::controllers::testing;
 
-namespace {
-
-constexpr std::int64_t kT0 = 1767225600;  // the builders' creationTimestamp
-
-}  // namespace
-
 TEST_CASE("a first status is due once the scheduler explained the wait or 2 s have passed",
           "[controllers][first-status]") {
   Json group = podGroup("ml", "g");

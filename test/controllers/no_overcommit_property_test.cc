@@ -23,6 +23,7 @@
 #include "controllers/cluster_snapshot.h"
 #include "controllers/engine_sync.h"
 #include "test/controllers/cluster_model.h"
+#include "test/support/env_or.h"
 
 using namespace troupe::controllers;
 using namespace troupe::controllers::testing;
@@ -30,11 +31,6 @@ using troupe::queueing::Decisions;
 using troupe::queueing::Policy;
 
 namespace {
-
-std::uint64_t envOr(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
-}
 
 // The actions of a cycle, one line each, to compare two engines.
 std::string actions(const Decisions& d) {
@@ -217,7 +213,7 @@ ClusterModel::GangShape randomGang(std::mt19937_64& rng, const std::string& name
 
 TEST_CASE("no GPU and no node's resources are ever held twice, whatever happens",
           "[controllers][property][overcommit]") {
-  const std::uint64_t base = envOr("TROUPE_TEST_SEED", 20261127);
+  const std::uint64_t base = troupe::testing::envOr("TROUPE_TEST_SEED", 20261127);
   // An unoptimised build (the sanitizers' run) is ten times slower: it runs a tenth of the
   // worlds, the same seeds first.
 #ifdef __OPTIMIZE__
@@ -225,7 +221,7 @@ TEST_CASE("no GPU and no node's resources are ever held twice, whatever happens"
 #else
   constexpr std::uint64_t kWorlds = 15;
 #endif
-  const std::uint64_t count = kWorlds * envOr("TROUPE_TEST_SCALE", 1);
+  const std::uint64_t count = kWorlds * troupe::testing::envOr("TROUPE_TEST_SCALE", 1);
   std::printf("no-overcommit: seeds %llu..%llu (TROUPE_TEST_SEED=<seed> replays)\n",
               static_cast<unsigned long long>(base),
               static_cast<unsigned long long>(base + count - 1));

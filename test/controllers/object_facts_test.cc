@@ -23,7 +23,7 @@ Json withExtended(Json pod, const std::string& resource, int amount) {
 }
 
 // What the engine is given, in a form two builds can be compared by.
-Json describe(const ClusterSnapshot& cluster) {
+Json engineInputs(const ClusterSnapshot& cluster) {
   Json out = Json::object();
   for (std::size_t slot = 0; slot < cluster.names.size(); ++slot)
     out["names"].push_back(cluster.names.name(slot));
@@ -168,7 +168,7 @@ TEST_CASE("a snapshot built from kept facts equals one read afresh, cycle after 
   for (int cycle = 0; cycle < 3; ++cycle) {
     auto fresh = buildClusterSnapshot(objects, {});
     auto from_facts = buildClusterSnapshot(objects, with_facts);
-    CHECK(describe(from_facts) == describe(fresh));
+    CHECK(engineInputs(from_facts) == engineInputs(fresh));
   }
   CHECK(kept.pods.parsed() == 4);
   CHECK(kept.nodes.parsed() == 2);
@@ -183,7 +183,7 @@ TEST_CASE("a snapshot built from kept facts equals one read afresh, cycle after 
   objects.pods.replace(1, pod("ml", "a-0").group("a").index(0).gpus(4).boundTo("n1", "0,1,2,3"));
   auto after = buildClusterSnapshot(objects, with_facts);
   CHECK(kept.pods.parsed() == 5);
-  CHECK(describe(after) == describe(buildClusterSnapshot(objects, {})));
+  CHECK(engineInputs(after) == engineInputs(buildClusterSnapshot(objects, {})));
   CHECK(after.snapshot.running.size() == 2);
 }
 

@@ -87,7 +87,6 @@ TEST_CASE("a queue's status shows allocation, fair share and counts", "[controll
 
 TEST_CASE("a PodGroup's phase follows its pods and its schedule timeout",
           "[controllers][pod-group]") {
-  constexpr std::int64_t kT0 = 1767225600;  // the builder's creationTimestamp
   struct Case {
     std::string name;
     std::vector<Json> pods;

@@ -20,7 +20,7 @@ using namespace troupe::controllers::testing;
 namespace {
 
 // Everything a snapshot says, resource slots by name.
-Json describe(const ClusterSnapshot& c) {
+Json snapshotContents(const ClusterSnapshot& c) {
   auto vec = [&](const troupe::queueing::ResourceVector& v) {
     Json out = Json::object();
     for (std::size_t slot = 0; slot < c.names.size(); ++slot)
@@ -200,8 +200,8 @@ TEST_CASE("a recycled snapshot gives the snapshot a fresh build gives, change af
       fresh_options.now = options.now;
       const auto before = kept.spare.has_value();
       auto built = buildClusterSnapshot(objects, options);
-      const auto want = describe(buildClusterSnapshot(objects, fresh_options));
-      const auto got = describe(built);
+      const auto want = snapshotContents(buildClusterSnapshot(objects, fresh_options));
+      const auto got = snapshotContents(built);
       if (got != want) FAIL_CHECK(want.dump(1) << "\n---- recycled:\n" << got.dump(1));
       if (before) ++recycled;
       // Mostly recycled, as the operator does; sometimes not, or built twice in a row, or

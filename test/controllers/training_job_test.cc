@@ -19,9 +19,6 @@ std::map<std::string, std::string> envOf(const Json& pod) {
   return out;
 }
 
-// 2026-01-01T00:00:00Z.
-constexpr std::int64_t kT0 = 1767225600;
-
 PodBuilder jobPod(const std::string& name, int index, int restart = 0) {
   return pod("ml", name + "-" + std::to_string(index))
       .group(name)

@@ -30,6 +30,8 @@ std::vector<YAML::Node> loadStrippedTemplate(const std::string& file_name,
 // The release the tests render the chart as.
 inline constexpr const char* kReleaseName = "troupe";
 inline constexpr const char* kReleaseNamespace = "troupe-system";
+// The values of the two-level organisation example, which several tests render.
+inline constexpr const char* kTwoLevelValues = "examples/cluster-mode/values-two-level-org.yaml";
 
 // helm/troupe rendered as `helm template troupe helm/troupe -n troupe-system -f FILE...`
 // renders it (chart-render, helm/render/), one node per document; fails the test with

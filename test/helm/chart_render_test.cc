@@ -12,7 +12,6 @@ namespace troupe::helm_test {
 namespace {
 
 const char* kKubeSchemas = "test/helm/testdata/kube-openapi-v1.28.json";
-const char* kTwoLevelValues = "examples/cluster-mode/values-two-level-org.yaml";
 
 // Kinds of other projects the chart may render, whose schemas are not here.
 const std::set<std::string> kWithoutSchema = {"monitoring.coreos.com/v1 ServiceMonitor",

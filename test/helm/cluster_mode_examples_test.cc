@@ -8,7 +8,6 @@ namespace troupe::helm_test {
 namespace {
 
 const char* kPlainPods = "examples/cluster-mode/pytorch-ddp-plain-pods.yaml";
-const char* kTwoLevelValues = "examples/cluster-mode/values-two-level-org.yaml";
 
 std::map<std::string, std::string> envOf(const YAML::Node& container) {
   std::map<std::string, std::string> env;

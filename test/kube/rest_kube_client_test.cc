@@ -9,12 +9,6 @@ using namespace troupe::kube;
 using namespace troupe::kube::testing;
 using nlohmann::json;
 
-namespace {
-
-const ObjectRef kLlamaA{resources::kTrainingJobs, "fixtures", "llama-a", ""};
-
-}  // namespace
-
 TEST_CASE("every Status error the real apiserver sent becomes an ApiError with its details",
           "[kube][client][errors]") {
   struct Case {

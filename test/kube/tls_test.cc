@@ -14,8 +14,6 @@ using troupe::testing::TempDir;
 
 namespace {
 
-const ObjectRef kLlamaA{resources::kTrainingJobs, "fixtures", "llama-a", ""};
-
 ScriptedServer::Options tlsServer(const TestCertificate& cert, bool ask_client_cert = false) {
   ScriptedServer::Options options;
   options.tls = true;

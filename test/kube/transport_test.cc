@@ -19,8 +19,6 @@ using SteadyClock = std::chrono::steady_clock;
 
 namespace {
 
-const ObjectRef kLlamaA{resources::kTrainingJobs, "fixtures", "llama-a", ""};
-
 Reply statusReply(int code, const std::string& reason) {
   return Reply::json(
       code,

@@ -20,6 +20,7 @@
 
 #include "controllers/object_json.h"
 #include "test/operator/cluster_fixture.h"
+#include "test/operator/manifests.h"
 
 using namespace troupe::operator_runtime::testing;
 using Json = nlohmann::json;
@@ -146,13 +147,6 @@ class PodWatch {
   std::set<std::string> terminating_;
   std::atomic<std::size_t> events_{0};
 };
-
-std::string queueYaml(const std::string& name, int guaranteed) {
-  return fmt::format(
-      "apiVersion: troupe.dev/v1alpha1\nkind: Queue\nmetadata:\n  name: {}\nspec:\n"
-      "  resources:\n    nvidia.com/gpu:\n      guaranteed: \"{}\"\n---\n",
-      name, guaranteed);
-}
 
 // A job whose pods, like real training pods writing a checkpoint, take `termination`
 // seconds to stop once deleted (within their 30 s grace period).

@@ -16,23 +16,24 @@
 
 #include "test/queueing/builders.h"
 #include "test/queueing/scenario.h"
+#include "test/support/env_or.h"
 
 namespace troupe::queueing {
 namespace {
 
 using namespace testing;
 
-struct World {
+struct LoopWorld {
   std::vector<NodeSpec> nodes;
   std::vector<QueueSpec> queues;
   std::vector<GangSpec> gangs;
   std::vector<int> arrival_cycle;  // per gang: the cycle before which it is submitted
 };
 
-World randomWorld(std::uint64_t seed) {
+LoopWorld randomLoopWorld(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
-  World w;
+  LoopWorld w;
   const int nodes = pick(2, 6);
   for (int i = 0; i < nodes; ++i)
     w.nodes.push_back(
@@ -93,11 +94,11 @@ std::vector<PodSet> onType(const std::vector<PodSet>& pod_sets, const std::strin
   return out;
 }
 
-// randomWorld(seed) on two GPU types: nodes alternate a and b, each queue's guarantee is
+// randomLoopWorld(seed) on two GPU types: nodes alternate a and b, each queue's guarantee is
 // split between the types at random, each gang accepts a, b, a then b, or b then a, and
 // each queue stays or tries the next type when borrowing and when preempting at random.
-World twoTypeWorld(std::uint64_t seed) {
-  World w = randomWorld(seed);
+LoopWorld twoTypeWorld(std::uint64_t seed) {
+  LoopWorld w = randomLoopWorld(seed);
   std::mt19937_64 rng(seed ^ 0x7970657321ull);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
   const std::pair<std::string, std::size_t> types[] = {{"a", kFirstExtended},
@@ -152,7 +153,7 @@ std::string summary(const Engine& e, const Decisions& d) {
 }
 
 // Every node holds at most its allocatable, and no GPU twice.
-void checkAccounting(const Engine& e, const World& w) {
+void checkAccounting(const Engine& e, const LoopWorld& w) {
   std::map<std::string, ResourceVector> used;
   std::map<std::string, std::set<int>> gpus_used;
   for (const auto& g : w.gangs) {
@@ -208,7 +209,7 @@ std::string actions(const std::string& summary) {
   return out;
 }
 
-std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Totals& totals,
+std::vector<std::string> runToFixedPoint(const LoopWorld& w, std::uint64_t seed, Totals& totals,
                                          Policy policy = {}) {
   Engine e(policy);
   for (const auto& n : w.nodes) REQUIRE(e.upsertNode(n).ok());
@@ -265,7 +266,7 @@ std::vector<std::string> runToFixedPoint(const World& w, std::uint64_t seed, Tot
 
 // Runs `w` again under `policy`, an optimisation turned off, and checks that every cycle
 // decides and explains exactly as `first` did.
-void checkSameCycles(const World& w, std::uint64_t seed, const std::vector<std::string>& first,
+void checkSameCycles(const LoopWorld& w, std::uint64_t seed, const std::vector<std::string>& first,
                      const Policy& policy, const char* what) {
   Totals again;
   const auto other = runToFixedPoint(w, seed, again, policy);
@@ -276,21 +277,16 @@ void checkSameCycles(const World& w, std::uint64_t seed, const std::vector<std::
   }
 }
 
-std::uint64_t envOr(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 // The property on `count` worlds from `base` on, each drawn by world(seed), checking on
 // some that each optimisation switched off decides the same.
-void checkLoopFreedom(World (*world)(std::uint64_t), std::uint64_t base, std::uint64_t count,
+void checkLoopFreedom(LoopWorld (*world)(std::uint64_t), std::uint64_t base, std::uint64_t count,
                       const char* what) {
   std::printf("%s: seeds %llu..%llu (TROUPE_TEST_SEED=<seed> replays)\n", what,
               static_cast<unsigned long long>(base),
               static_cast<unsigned long long>(base + count - 1));
   Totals totals;
   for (std::uint64_t seed = base; seed < base + count; ++seed) {
-    const World w = world(seed);
+    const LoopWorld w = world(seed);
     const auto first = runToFixedPoint(w, seed, totals);
     if (seed % 10 == 0) {
       // Same inputs, same decisions.
@@ -358,8 +354,8 @@ void checkLoopFreedom(World (*world)(std::uint64_t), std::uint64_t base, std::ui
 
 TEST_CASE("no ping-pong: random clusters reach a fixed point without eviction loops",
           "[queueing][preemption][property]") {
-  checkLoopFreedom(randomWorld, envOr("TROUPE_TEST_SEED", 20261123),
-                   2000 * envOr("TROUPE_TEST_SCALE", 1), "loop-freedom");
+  checkLoopFreedom(randomLoopWorld, troupe::testing::envOr("TROUPE_TEST_SEED", 20261123),
+                   2000 * troupe::testing::envOr("TROUPE_TEST_SCALE", 1), "loop-freedom");
 }
 
 // The same on two GPU types, with gangs that accept either: per-type quotas, the order of
@@ -367,8 +363,9 @@ TEST_CASE("no ping-pong: random clusters reach a fixed point without eviction lo
 // without them, and no gang runs on two types.
 TEST_CASE("no ping-pong on two GPU types, gangs choosing between them",
           "[queueing][preemption][property][gpu-types]") {
-  checkLoopFreedom(twoTypeWorld, envOr("TROUPE_TEST_SEED", 20261128),
-                   500 * envOr("TROUPE_TEST_SCALE", 1), "loop-freedom, two GPU types");
+  checkLoopFreedom(twoTypeWorld, troupe::testing::envOr("TROUPE_TEST_SEED", 20261128),
+                   500 * troupe::testing::envOr("TROUPE_TEST_SCALE", 1),
+                   "loop-freedom, two GPU types");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "queueing/engine.h"
 #include "test/queueing/builders.h"
 #include "test/queueing/quota_model.h"
+#include "test/support/env_or.h"
 
 namespace troupe::queueing {
 namespace {
@@ -31,11 +32,6 @@ using model::World;
 // minimum m is m + 1 (docs/scheduling.md, "Known limits").
 std::size_t victimSlack(std::size_t minimum) { return minimum + 1; }
 
-std::uint64_t envOr(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 class Dice {
  public:
   explicit Dice(std::uint64_t seed) : rng_(seed) {}
@@ -48,7 +44,7 @@ class Dice {
   std::mt19937_64 rng_;
 };
 
-constexpr std::int64_t kCore = 1000;
+constexpr std::int64_t kOneCore = 1000;
 
 // A tree of queues, parents first: guarantees within the parent's (consistent), limits at
 // or above the guarantee, lendingLimits within it.
@@ -65,7 +61,7 @@ void addQueues(World& w, Dice& d, int parent, int depth, int max_depth,
       if (!d.chance(3)) q.guaranteed[r] = d(0, std::max<std::int64_t>(left[r], 0));
       left[r] -= q.guaranteed[r];
       if (d.chance(2)) {
-        const std::int64_t unit = r == kGpu ? 1 : kCore;
+        const std::int64_t unit = r == kGpu ? 1 : kOneCore;
         q.limit[r] = q.guaranteed[r] + unit * d(0, r == kGpu ? 16 : 16);
       }
       if (q.guaranteed[r] > 0 && d.chance(3)) q.lending_limit[r] = d(0, q.guaranteed[r]);
@@ -90,7 +86,7 @@ std::vector<int> leaves(const World& w) {
 
 ResourceVector podShape(Dice& d) {
   const std::int64_t gpus[] = {1, 2, 4};
-  return ResourceVector::of(gpus[d(0, 2)], kCore * d(1, 4), 0);
+  return ResourceVector::of(gpus[d(0, 2)], kOneCore * d(1, 4), 0);
 }
 
 // Whether every limit above queue q holds `more` on top of what runs.
@@ -113,7 +109,8 @@ World randomWorld(std::uint64_t seed) {
   const int nodes = static_cast<int>(d(1, 3));
   ResourceVector capacity;
   for (int n = 0; n < nodes; ++n) {
-    w.nodes.push_back(ResourceVector::of(d.chance(2) ? 8 : 4, kCore * (d.chance(2) ? 16 : 8), 0));
+    w.nodes.push_back(
+        ResourceVector::of(d.chance(2) ? 8 : 4, kOneCore * (d.chance(2) ? 16 : 8), 0));
     capacity += w.nodes.back();
   }
   addQueues(w, d, -1, 1, static_cast<int>(d(1, 4)), capacity);
@@ -246,8 +243,8 @@ void checkWorld(std::uint64_t seed, Tally& tally) {
 
 TEST_CASE("the engine admits, preempts and names the binding limit as the reference model does",
           "[queueing][quota][property]") {
-  const std::uint64_t base = envOr("TROUPE_TEST_SEED", 28000);
-  const std::uint64_t count = 5000 * envOr("TROUPE_TEST_SCALE", 1);
+  const std::uint64_t base = troupe::testing::envOr("TROUPE_TEST_SEED", 28000);
+  const std::uint64_t count = 5000 * troupe::testing::envOr("TROUPE_TEST_SCALE", 1);
   std::printf("quota model: seeds %llu..%llu (TROUPE_TEST_SEED=<seed> replays)\n",
               static_cast<unsigned long long>(base),
               static_cast<unsigned long long>(base + count - 1));

@@ -17,6 +17,7 @@
 
 #include "test/queueing/builders.h"
 #include "test/queueing/scenario.h"
+#include "test/support/env_or.h"
 
 namespace troupe::queueing {
 namespace {
@@ -29,7 +30,7 @@ struct Job {
   int cycles = 1;  // how long it runs once admitted
 };
 
-struct World {
+struct PlanWorld {
   std::vector<NodeSpec> nodes;
   std::vector<QueueSpec> queues;
   std::vector<Job> jobs;
@@ -38,10 +39,10 @@ struct World {
   int max_reservations_per_queue = 1;
 };
 
-World randomWorld(std::uint64_t seed) {
+PlanWorld randomPlanWorld(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
-  World w;
+  PlanWorld w;
   const int nodes = pick(6, 24);
   for (int i = 0; i < nodes; ++i)
     w.nodes.push_back(node("n" + std::to_string(i))
@@ -80,7 +81,7 @@ World randomWorld(std::uint64_t seed) {
 }
 
 // Each cycle's decisions and the explanation of every gang it named, in order.
-std::vector<std::string> run(const World& w, bool keep_plans) {
+std::vector<std::string> run(const PlanWorld& w, bool keep_plans) {
   Policy policy;
   policy.keep_reservation_plans = keep_plans;
   policy.max_reservations = w.max_reservations;
@@ -128,21 +129,16 @@ std::vector<std::string> run(const World& w, bool keep_plans) {
   return log;
 }
 
-std::uint64_t envOr(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 TEST_CASE("kept reservation plans decide and explain as planning every reservation again",
           "[queueing][backfill][property]") {
-  const std::uint64_t base = envOr("TROUPE_TEST_SEED", 20261128);
-  const std::uint64_t count = 200 * envOr("TROUPE_TEST_SCALE", 1);
+  const std::uint64_t base = troupe::testing::envOr("TROUPE_TEST_SEED", 20261128);
+  const std::uint64_t count = 200 * troupe::testing::envOr("TROUPE_TEST_SCALE", 1);
   std::printf("reservation plans: seeds %llu..%llu (TROUPE_TEST_SEED=<seed> replays)\n",
               static_cast<unsigned long long>(base),
               static_cast<unsigned long long>(base + count - 1));
   std::size_t reserved = 0;
   for (std::uint64_t seed = base; seed < base + count; ++seed) {
-    const World w = randomWorld(seed);
+    const PlanWorld w = randomPlanWorld(seed);
     const auto kept = run(w, true);
     const auto planned = run(w, false);
     REQUIRE(kept.size() == planned.size());

@@ -21,7 +21,7 @@ using queueing::PolicyKind;
 
 const char* policyName(PolicyKind kind) { return kind == PolicyKind::Fifo ? "fifo" : "troupe"; }
 
-ClusterSpec clusterOf(const std::string& yaml) {
+ClusterSpec clusterFrom(const std::string& yaml) {
   auto spec = parseClusterSpec(yaml);
   REQUIRE(spec.ok());
   return std::move(spec).value();
@@ -205,7 +205,7 @@ TEST_CASE("a slice of the Philly trace replays with every invariant kept under b
           "[simulator][replay]") {
   auto trace = readTrace(std::string(TROUPE_SOURCE_DIR) + "/test/simulator/data/philly_slice.csv");
   REQUIRE(trace.ok());
-  ClusterSpec cluster = clusterOf(kSmallPhilly);
+  ClusterSpec cluster = clusterFrom(kSmallPhilly);
   for (PolicyKind policy : {PolicyKind::Fifo, PolicyKind::Troupe}) {
     DYNAMIC_SECTION(policyName(policy)) {
       auto result = replay(cluster, *trace, policy);
@@ -222,7 +222,7 @@ TEST_CASE("a slice of the Philly trace replays with every invariant kept under b
 
 TEST_CASE("jobs of 0 GPUs or larger than the cluster are left out and counted",
           "[simulator][replay]") {
-  ClusterSpec cluster = clusterOf(
+  ClusterSpec cluster = clusterFrom(
       "nodes: [{name: a, gpus: 8}, {name: b, gpus: 8}]\n"
       "queues: [{name: q, guaranteed: 16}]");
   // 16 GPUs in all: "huge" asks 24, "none" asks 0; "pair" needs 2 pods of 8.
@@ -246,14 +246,14 @@ TEST_CASE("jobs of 0 GPUs or larger than the cluster are left out and counted",
 TEST_CASE("a job of an unknown virtual cluster goes to the default queue, or is an error",
           "[simulator][replay]") {
   std::vector<TraceJob> trace = {job("a", 0, 1, 10, "mystery")};
-  ClusterSpec with_default = clusterOf(
+  ClusterSpec with_default = clusterFrom(
       "nodes: [{name: a, gpus: 8}]\n"
       "queues: [{name: q}, {name: other}]\ndefaultQueue: other");
   auto result = replay(with_default, trace, PolicyKind::Troupe);
   REQUIRE(result.jobs.size() == 1);
   CHECK(result.jobs[0].queue == "other");
 
-  ClusterSpec without = clusterOf("nodes: [{name: a, gpus: 8}]\nqueues: [{name: q}]");
+  ClusterSpec without = clusterFrom("nodes: [{name: a, gpus: 8}]\nqueues: [{name: q}]");
   auto failed = simulate(without, trace, SimulationOptions{});
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.error().field_path == "virtual_cluster");
@@ -261,7 +261,7 @@ TEST_CASE("a job of an unknown virtual cluster goes to the default queue, or is 
 
 TEST_CASE("strict FIFO lets a large head job block smaller ones behind it",
           "[simulator][replay][fifo]") {
-  ClusterSpec cluster = clusterOf(
+  ClusterSpec cluster = clusterFrom(
       "nodes: [{name: a, gpus: 8}, {name: b, gpus: 8}]\n"
       "queues: [{name: q, guaranteed: 16}]");
   // t=0 "first" takes 8 GPUs for 100 s; t=1 "big" needs all 16; t=2 "small" needs 1.
@@ -277,7 +277,7 @@ TEST_CASE("strict FIFO lets a large head job block smaller ones behind it",
 
 TEST_CASE("GPUs held for a starving gang count as idle by reservation, behind a FIFO head as such",
           "[simulator][replay][idle]") {
-  ClusterSpec cluster = clusterOf(
+  ClusterSpec cluster = clusterFrom(
       "nodes: [{name: a, gpus: 8}, {name: b, gpus: 8}]\n"
       "queues: [{name: q, guaranteed: 16}]");
   // t=0: "A" takes node a (8 GPUs, until 10000), "B" 4 GPUs of b (until 20000). t=1: "big"
@@ -331,7 +331,7 @@ TEST_CASE("GPUs held for a starving gang count as idle by reservation, behind a 
 
 TEST_CASE("a job preempted to honour a guarantee resumes from its last checkpoint",
           "[simulator][replay][preemption]") {
-  ClusterSpec cluster = clusterOf(
+  ClusterSpec cluster = clusterFrom(
       "nodes: [{name: a, gpus: 8}, {name: b, gpus: 8}]\n"
       "queues: [{name: borrower, guaranteed: 8}, {name: owner, guaranteed: 8}]");
   // t=0 and t=10: "early" and "late" (queue borrower, guaranteed 8) take all 16 GPUs,
@@ -362,7 +362,7 @@ TEST_CASE("a job preempted to honour a guarantee resumes from its last checkpoin
 
 TEST_CASE("random synthetic traces keep every invariant under both policies",
           "[simulator][replay]") {
-  ClusterSpec cluster = clusterOf(R"(
+  ClusterSpec cluster = clusterFrom(R"(
 nodePools: [{name: n, count: 6, gpusPerNode: 8, nodesPerRack: 2, racksPerBlock: 3,
              gpuTopology: {nvlinkDomainSize: 4}}]
 queues:

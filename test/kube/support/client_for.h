@@ -7,6 +7,9 @@
 
 namespace troupe::kube::testing {
 
+// The TrainingJob of the recorded fixtures every client test reads and writes.
+inline const ObjectRef kLlamaA{resources::kTrainingJobs, "fixtures", "llama-a", ""};
+
 // A ClientConfig pointing at `server`, with test-sized retry delays and no rate limit.
 inline ClientConfig configFor(const ScriptedServer& server) {
   ClientConfig config;
