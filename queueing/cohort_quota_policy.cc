@@ -72,12 +72,6 @@ const SharedText& noQuotaDetail() {
   return text;
 }
 
-std::vector<std::int32_t> fullCounts(const GangState& gs) {
-  std::vector<std::int32_t> counts;
-  for (const auto& ps : gs.spec.pod_sets) counts.push_back(ps.count);
-  return counts;
-}
-
 }  // namespace
 
 void CohortQuotaPolicy::pendingRemoved(GangId g) { unreserve(g); }

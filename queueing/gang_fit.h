@@ -18,6 +18,14 @@ inline void noteQuota(Why& why, const QuotaBreach& breach) {
   why.quota_resource = static_cast<std::int32_t>(breach.resource);
 }
 
+// Every pod set of g at its full size, as placement takes counts.
+inline std::vector<std::int32_t> fullCounts(const GangState& gs) {
+  std::vector<std::int32_t> counts;
+  counts.reserve(gs.spec.pod_sets.size());
+  for (const auto& ps : gs.spec.pod_sets) counts.push_back(ps.count);
+  return counts;
+}
+
 // NoPlacement for a gang whose topology is required says so: no domain of its level has
 // room for it now (it fits one on an empty cluster, or it would be Inadmissible).
 inline void namePlacementShortage(const GangState& gs, Why& why) {

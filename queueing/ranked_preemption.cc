@@ -6,17 +6,6 @@
 #include "queueing/gang_fit.h"
 
 namespace troupe::queueing {
-namespace {
-
-std::vector<std::int32_t> fullCounts(const GangState& gs) {
-  std::vector<std::int32_t> counts;
-  counts.reserve(gs.spec.pod_sets.size());
-  for (const auto& ps : gs.spec.pod_sets) counts.push_back(ps.count);
-  return counts;
-}
-
-}  // namespace
-
 void runByRank(CycleRun& run, const std::vector<GangId>& order) {
   EngineState& st = run.state();
   std::int64_t left = st.usable_capacity[kGpu];

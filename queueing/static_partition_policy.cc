@@ -64,8 +64,7 @@ void StaticPartitionPolicy::admit(CycleRun& run) {
         run.setWhy(g, why);
         continue;
       }
-      std::vector<std::int32_t> counts;
-      for (const auto& ps : gs.spec.pod_sets) counts.push_back(ps.count);
+      const std::vector<std::int32_t> counts = fullCounts(gs);
       // Larger than a guarantee on its path: it waits at that queue's limit for good, as a
       // YARN application asking more than its queue's maximum capacity does. Larger than
       // any node or domain could hold: it can never run. Either way it blocks nobody.
