@@ -410,13 +410,14 @@ void AnswerMemo::noteWaiting(EngineState& st, QueueId q, GangId g, bool starving
 // again unchanged. Every write to a memo, and every move of capacity, allocation,
 // reservations or shares, forgets the answers; so does each new stretch of a walk.
 
-void AnswerMemo::shareAnswer(const EngineState& st, const PendingList::Ask& ask, const Why& why) {
+void AnswerMemo::shareAnswer(const EngineState& st, const PendingList::Ask& ask,
+                             const WalkAnswer& answer) {
   const AnswerStamp now = answerStamp(st);
   if (answers_stamp_ != now) {
     answers_.clear();
     answers_stamp_ = now;
   }
-  answers_.put(keyOf(ask), why);
+  answers_.put(keyOf(ask), answer);
 }
 
 }  // namespace troupe::queueing

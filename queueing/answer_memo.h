@@ -129,7 +129,7 @@ class AnswerMemo {
   bool answered(const PendingList::Ask& ask) const { return answers_.find(keyOf(ask)) != nullptr; }
   // The answer an earlier gang of this stretch of the walk got for the same ask, or null.
   // Inline, as answerStamp(): most visits of a walk end here.
-  const Why* sharedAnswer(const EngineState& st, const PendingList::Ask& ask) {
+  const WalkAnswer* sharedAnswer(const EngineState& st, const PendingList::Ask& ask) {
     if (answers_.empty()) return nullptr;
     if (answers_stamp_ != answerStamp(st)) {
       answers_.clear();
@@ -138,7 +138,7 @@ class AnswerMemo {
     return answers_.find(keyOf(ask));
   }
   // Keeps the answer trying a gang of this ask just gave, for the gangs after it.
-  void shareAnswer(const EngineState& st, const PendingList::Ask& ask, const Why& why);
+  void shareAnswer(const EngineState& st, const PendingList::Ask& ask, const WalkAnswer& answer);
   // A new stretch of a walk: no answer is shared across stretches.
   void forgetAnswers() { answers_.clear(); }
 

@@ -264,27 +264,53 @@ GangWay EngineState::wayOf(std::string name, std::vector<PodSet> pod_sets,
 
 // The active way's pod sets and what is derived from them become the gang's. Its kind,
 // classes and requests are the way's own, so every memo keyed by them (placements by kind,
-// failed preemption searches by kind and queue) answers for the way tried.
+// failed preemption searches by kind and queue) answers for the way tried. A gang tries its
+// ways in turn at every visit, so the pod sets and classes move between the way and the
+// gang rather than being copied: the active way's own are empty (podSetsOfWay).
 void EngineState::useWay(GangId g, std::size_t w) {
   GangState& gs = gangs[g];
   TROUPE_CHECK(w < gs.ways.size(), "gang {} has no way {} (it has {})", gs.spec.name, w,
                gs.ways.size());
   TROUPE_CHECK(!gs.running, "gang {} changed its way while running", gs.spec.name);
-  const GangWay& way = gs.ways[w];
+  if (w == gs.way) return;
+  if (gs.way < gs.ways.size()) {
+    GangWay& active = gs.ways[gs.way];
+    active.pod_sets.swap(gs.spec.pod_sets);
+    active.classes.swap(gs.classes);
+  }
+  GangWay& way = gs.ways[w];
   gs.way = w;
-  gs.spec.pod_sets = way.pod_sets;
+  gs.spec.pod_sets.swap(way.pod_sets);
+  gs.classes.swap(way.classes);
   gs.spec.variant = way.name;
-  gs.classes = way.classes;
   gs.kind = way.kind;
   gs.min_request = way.min_request;
   gs.full_request = way.full_request;
+}
+
+const std::vector<PodSet>& EngineState::podSetsOfWay(GangId g, std::size_t w) const {
+  const GangState& gs = gangs[g];
+  return w == gs.way ? gs.spec.pod_sets : gs.ways[w].pod_sets;
+}
+
+KindId EngineState::waysAskOf(const std::vector<GangWay>& ways) {
+  std::vector<KindId> kinds;
+  kinds.reserve(ways.size());
+  for (const GangWay& w : ways) {
+    if (w.kind == kNoKind || w.pod_sets[0].min_count != ways[0].pod_sets[0].min_count ||
+        w.pod_sets[0].count != ways[0].pod_sets[0].count)
+      return kNoKind;
+    kinds.push_back(w.kind);
+  }
+  const auto id = static_cast<KindId>(-2 - static_cast<std::int64_t>(way_asks.size()));
+  return way_asks.try_emplace(std::move(kinds), id).first->second;
 }
 
 GangSpec EngineState::givenSpec(GangId g) const {
   const GangState& gs = gangs[g];
   if (gs.ways.empty() || gs.way == 0) return gs.spec;
   GangSpec spec = gs.spec;
-  spec.pod_sets = gs.ways[0].pod_sets;
+  spec.pod_sets = podSetsOfWay(g, 0);
   spec.variant = gs.ways[0].name;
   return spec;
 }
@@ -301,7 +327,7 @@ void EngineState::settleOnWay(GangId g) {
     gs.way = 0;
     gs.spec.alternatives.clear();
     for (std::size_t i = 1; i < gs.ways.size(); ++i)
-      gs.spec.alternatives.push_back(GangVariant{gs.ways[i].name, gs.ways[i].pod_sets});
+      gs.spec.alternatives.push_back(GangVariant{gs.ways[i].name, podSetsOfWay(g, i)});
   }
   setDemand(g, gs.full_request);
 }
@@ -343,9 +369,12 @@ GangId EngineState::newGang(GangSpec spec) {
     gs.full_request = only.full_request;
   } else {
     gs.ways.reserve(gs.spec.alternatives.size() + 1);
-    gs.ways.push_back(wayOf(gs.spec.variant, gs.spec.pod_sets, gs.spec.topology));
+    gs.ways.push_back(wayOf(gs.spec.variant, std::move(gs.spec.pod_sets), gs.spec.topology));
+    gs.spec.pod_sets.clear();
     for (const GangVariant& v : gs.spec.alternatives)
       gs.ways.push_back(wayOf(v.name, v.pod_sets, gs.spec.topology));
+    gs.ways_ask = waysAskOf(gs.ways);
+    gs.way = gs.ways.size();  // none active yet
     useWay(g, 0);
   }
   gs.demand = gs.full_request;

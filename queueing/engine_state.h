@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -110,6 +111,10 @@ class EngineState {
   std::vector<MemoKey> kinds;
   std::unordered_map<MemoKey, KindId, MemoKeyHash> kind_ids;
   KindId kindOf(const MemoKey& key);
+  // The asks of gangs with alternatives: the kinds of their ways in order, interned as
+  // gangs are added and never forgotten, numbered -2, -3, ... so that no ask id is a
+  // placement kind (or kNoKind). Gangs of one such ask share answers within a walk.
+  std::map<std::vector<KindId>, KindId> way_asks;
   std::array<Domains, kMaxLevels> domains;
   std::vector<NodeId> nodes_by_rank;
   std::vector<QueueId> queues_by_rank;
@@ -192,6 +197,8 @@ class EngineState {
   void addPods(GangId g, const std::vector<Pod>& pods);
   // Makes way w of g (a gang with alternatives) its active one.
   void useWay(GangId g, std::size_t w);
+  // The pod sets of way w of g, active or not.
+  const std::vector<PodSet>& podSetsOfWay(GangId g, std::size_t w) const;
   // The spec g was given (or, running, its spec as Engine::running() returns it),
   // whichever way is active.
   GangSpec givenSpec(GangId g) const;
@@ -203,6 +210,7 @@ class EngineState {
   void refreshNodeRuns();
   GangWay wayOf(std::string name, std::vector<PodSet> pod_sets, const TopologyConstraint& topology);
   void settleOnWay(GangId g);
+  KindId waysAskOf(const std::vector<GangWay>& ways);
   void setDemand(GangId g, const ResourceVector& demand);
 };
 

@@ -30,6 +30,7 @@ void prefetchGang(const EngineState& st, GangId g, bool answered) {
   if (answered) return;
   __builtin_prefetch(&gs.spec.pod_sets);
   __builtin_prefetch(&gs.min_request);
+  __builtin_prefetch(&gs.ways);
 }
 
 // The second step: the arrays the gang's state points to, which prefetchGang() loaded.
@@ -37,6 +38,11 @@ void prefetchPodSets(const EngineState& st, GangId g) {
   const GangState& gs = st.gangs[g];
   __builtin_prefetch(gs.spec.pod_sets.data());
   __builtin_prefetch(gs.classes.data());
+  // A gang with alternatives tries each way in turn (EngineState::useWay reads all of it).
+  for (const GangWay& way : gs.ways) {
+    const char* p = reinterpret_cast<const char*>(&way);
+    for (std::size_t line = 0; line < sizeof(GangWay); line += 64) __builtin_prefetch(p + line);
+  }
 }
 
 }  // namespace
@@ -120,8 +126,11 @@ void FairSharePolicy::walkQueues(CycleRun& run) const {
       const bool may_share =
           memo.askMayShare(policy, ask, run.now(), max_wait) && !st.holdsReservation(g);
       if (may_share && st.gangs[g].evicted_cycle != st.cycle) {
-        if (const Why* shared = memo.sharedAnswer(st, ask)) {
-          // As below for a gang that waits, with what the first gang of the ask noted.
+        if (const WalkAnswer* answer = memo.sharedAnswer(st, ask)) {
+          // As below for a gang that waits, with what the first gang of the ask noted: a
+          // gang with alternatives waits on the way that gang waits on.
+          const Why* shared = &answer->why;
+          if (!st.gangs[g].ways.empty()) st.useWay(g, answer->way);
           run.setWhy(g, *shared);
           if (waitsForCapacity(shared->reason)) look.waits = true;
           const Seconds starves = ask.submit_time + max_wait;
@@ -138,7 +147,7 @@ void FairSharePolicy::walkQueues(CycleRun& run) const {
       // A gang that counted on terminating capacity took its share of it: the next gang
       // of its ask is tried for itself.
       if (may_share && gs.evicted_cycle != st.cycle && !run.countedOnByLast())
-        memo.shareAnswer(st, ask, gs.why);
+        memo.shareAnswer(st, ask, WalkAnswer{gs.why, gs.way});
       memo.noteWaiting(st, q, g, run.starving(g));
       if (waitsForCapacity(gs.why.reason)) look.waits = true;
       const Seconds starves = gs.spec.submit_time + max_wait;

@@ -44,9 +44,11 @@ bool GangAdmission::tryWays(GangId g) {
   GangState& gs = st_.gangs[g];
   const QueueSpec& queue = st_.queues[static_cast<std::size_t>(gs.queue)].spec;
   const std::size_t n = gs.ways.size();
-  std::vector<Why> whys(n);
+  std::vector<Why>& whys = way_whys_;
+  whys.assign(n, Why{});
   std::optional<std::pair<std::size_t, std::vector<Pod>>> borrowing;
-  std::vector<std::size_t> searches;
+  std::vector<std::size_t>& searches = way_searches_;
+  searches.clear();
   for (std::size_t w = 0; w < n; ++w) {
     st_.useWay(g, w);
     whys[w] = run_.baseWhy(g);
@@ -118,7 +120,7 @@ void GangAdmission::noteWaysWaiting(GangId g, const std::vector<Why>& whys) {
       look.release_proof = false;
       continue;
     }
-    const std::int64_t count = gs.ways[w].pod_sets[0].min_count;
+    const std::int64_t count = st_.podSetsOfWay(g, w)[0].min_count;
     auto it = std::find_if(look.kinds.begin(), look.kinds.end(),
                            [&](const auto& kc) { return kc.first == kind; });
     if (it == look.kinds.end())

@@ -55,6 +55,9 @@ class GangAdmission {
   CycleRun& run_;
   EngineState& st_;
   std::vector<std::int32_t> least_, full_;  // the counts of the gang being tried
+  // tryWays' answer for each way and the ways it searches last, kept to spare allocations.
+  std::vector<Why> way_whys_;
+  std::vector<std::size_t> way_searches_;
 };
 
 }  // namespace troupe::queueing

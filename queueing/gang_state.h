@@ -99,9 +99,15 @@ struct GangState {
   ResourceVector full_request;       // all pod sets at count
   ResourceVector held;               // running: requests of its pods
   // A gang with alternatives: its ways in order of preference (ways[0] holds the pod sets
-  // it was given, with the name of GangSpec::variant); empty for a gang without.
+  // it was given, with the name of GangSpec::variant); empty for a gang without. The active
+  // way's pod sets and classes are in spec.pod_sets and classes, its own are empty
+  // (EngineState::useWay, podSetsOfWay).
   std::vector<GangWay> ways;
   std::size_t way = 0;  // the active way
+  // A gang with alternatives whose ways each have a kind and the same pod counts: the id
+  // of its ways' kinds in order (EngineState::way_asks), by which it shares answers within
+  // a walk with gangs of the same ways; kNoKind otherwise.
+  KindId ways_ask = kNoKind;
   // Invariant: what the gang adds to its queue's demand: its first way's full_request (the
   // way it runs on, or its preferred one). Counting every way it accepts would raise its
   // queue's share of each type, and the victims' shares with it in every type at once, so

@@ -20,9 +20,9 @@ PendingList::Entry PendingList::entryOf(GangId g) const {
   const GangSpec& spec = gs.spec;
   const NameKey key = nameKey(spec.name);
   Entry e{spec.priority, g, spec.submit_time, key.hi, key.lo};
-  // A gang with alternatives shares no answer with other gangs (its kind is its active
-  // way's alone).
-  e.kind = gs.ways.empty() ? gs.kind : kNoKind;
+  // A gang with alternatives shares answers only with gangs of the same ways (its kind is
+  // its active way's alone); their pod counts are the same in every way.
+  e.kind = gs.ways.empty() ? gs.kind : gs.ways_ask;
   if (e.kind != kNoKind) {
     e.min_count = spec.pod_sets[0].min_count;
     e.count = spec.pod_sets[0].count;

@@ -5,11 +5,12 @@
 namespace troupe::queueing {
 namespace {
 
-Why because(PendingReason reason, std::int64_t pods = 0) {
-  Why w;
-  w.reason = reason;
-  w.domain_pods = pods;
-  return w;
+WalkAnswer because(PendingReason reason, std::int64_t pods = 0, std::size_t way = 0) {
+  WalkAnswer a;
+  a.why.reason = reason;
+  a.why.domain_pods = pods;
+  a.way = way;
+  return a;
 }
 
 TEST_CASE("walk answers are kept by ask, replaced, forgotten on clear and bounded") {
@@ -21,12 +22,14 @@ TEST_CASE("walk answers are kept by ask, replaced, forgotten on clear and bounde
   answers.put(a, because(PendingReason::NoPlacement, 7));
   answers.put(b, because(PendingReason::OverFairShare));
   REQUIRE(answers.find(a) != nullptr);
-  CHECK(answers.find(a)->domain_pods == 7);
-  CHECK(answers.find(b)->reason == PendingReason::OverFairShare);
+  CHECK(answers.find(a)->why.domain_pods == 7);
+  CHECK(answers.find(b)->why.reason == PendingReason::OverFairShare);
   CHECK(answers.find(c) == nullptr);  // another priority is another ask
 
-  answers.put(a, because(PendingReason::WaitingForReclaim));
-  CHECK(answers.find(a)->reason == PendingReason::WaitingForReclaim);
+  // The way a gang with alternatives waits on is kept with the answer.
+  answers.put(a, because(PendingReason::WaitingForReclaim, 0, 1));
+  CHECK(answers.find(a)->why.reason == PendingReason::WaitingForReclaim);
+  CHECK(answers.find(a)->way == 1);
 
   answers.clear();
   CHECK(answers.empty());
@@ -39,18 +42,18 @@ TEST_CASE("walk answers are kept by ask, replaced, forgotten on clear and bounde
   for (std::int32_t i = 0; i < n + 40; ++i)
     answers.put(AskKey{i % 7, i, i, 0}, because(PendingReason::NoPlacement, i));
   for (std::int32_t i = 0; i < n + 40; ++i) {
-    const Why* w = answers.find(AskKey{i % 7, i, i, 0});
+    const WalkAnswer* w = answers.find(AskKey{i % 7, i, i, 0});
     INFO("ask " << i);
     if (i < n) {
       REQUIRE(w != nullptr);
-      CHECK(w->domain_pods == i);
+      CHECK(w->why.domain_pods == i);
     } else {
       CHECK(w == nullptr);
     }
   }
   answers.clear();
   answers.put(a, because(PendingReason::NoPlacement, 1));
-  CHECK(answers.find(a)->domain_pods == 1);
+  CHECK(answers.find(a)->why.domain_pods == 1);
 }
 
 }  // namespace

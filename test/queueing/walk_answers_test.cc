@@ -70,5 +70,49 @@ TEST_CASE("a shared walk answer is forgotten when a memo it came from is written
   }
 }
 
+// Gangs that accept the same GPU types, in the same order, share one answer within a walk,
+// and a gang given it waits on the type the first one waits on. Type a's nodes have 4 GPUs:
+// a pod of 8 never fits there (a is inadmissible). Type b's one node of 8 is held by a
+// gang that may not be preempted: b has no room. So each of the three gangs, a then b,
+// waits on b, its first type that could ever fit, whether tried or given the answer.
+Engine waitingOnTheirSecondType(bool share) {
+  Policy policy;
+  policy.share_walk_answers = share;
+  const std::pair<std::string, std::size_t> a{"a", kFirstExtended};
+  const std::pair<std::string, std::size_t> b{"b", kFirstExtended + 1};
+  Engine e = engineWith({node("a-0").gpus(4).gpuType(a.first, a.second).build(),
+                         node("a-1").gpus(4).gpuType(a.first, a.second).build(),
+                         node("b-0").gpus(8).gpuType(b.first, b.second).build()},
+                        {queue("team"), queue("lab")}, policy);
+  REQUIRE(e.addRunning(runningOn(gang("lab-b").queue("lab").gpus(8).gpuTypes({b}).notPreemptible(),
+                                 {"b-0"}))
+              .ok());
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(e.submit(gang("train-" + std::to_string(i))
+                         .queue("team")
+                         .gpus(8)
+                         .gpuTypes({a, b})
+                         .submittedAt(10 + i))
+                .ok());
+  return e;
+}
+
+TEST_CASE("gangs of the same GPU types share a walk answer and wait on the same type",
+          "[queueing][explanation][gpu-types]") {
+  Engine tried = waitingOnTheirSecondType(false);
+  Engine shared = waitingOnTheirSecondType(true);
+  CHECK(tried.schedule(100).admissions.empty());
+  CHECK(shared.schedule(100).admissions.empty());
+  for (const char* name : {"train-0", "train-1", "train-2"}) {
+    INFO(name);
+    const auto a = tried.explanation(name);
+    const auto b = shared.explanation(name);
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    CHECK(a->variant == "b");
+    CHECK(*b == *a);
+  }
+}
+
 }  // namespace
 }  // namespace troupe::queueing
