@@ -209,6 +209,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
       return makeError(ErrorCode::Invalid, fmt::format("queues[{}].parent", spec.name),
                        "Invalid value: the parent of a queue cannot change");
     q.spec = std::move(spec);
+    q.limited_slots = limitedSlots(q.spec);
     st.runningChanged(it->second);  // minRuntimeSeconds decides its reclaim candidates
     st.shares_dirty = true;
     // Preemption rules (reclaim, withinQueue, minRuntimeSeconds) may have moved.
@@ -228,6 +229,7 @@ Status Engine::upsertQueue(QueueSpec spec) {
                .fair_share = {},
                .pending = PendingList(&st.gangs),
                .running = std::set<GangId, NameOrder>(NameOrder{&st.gangs})};
+  q.limited_slots = limitedSlots(q.spec);
   st.queue_ids.emplace(q.spec.name, id);
   const std::string name = q.spec.name;
   st.queues.push_back(std::move(q));

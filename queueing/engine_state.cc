@@ -1,5 +1,7 @@
 #include "queueing/engine_state.h"
 
+#include <cassert>
+
 #include <algorithm>
 #include <bit>
 
@@ -15,8 +17,12 @@ EngineState::EngineState(Policy p)
 EngineState::~EngineState() = default;
 
 bool EngineState::holdsReservation(GangId g) const {
-  return std::any_of(reservations.begin(), reservations.end(),
-                     [&](const Reservation& r) { return r.gang == g; });
+  // Every gang a walk visits asks this; the flag mirrors `reservations` (reservations.cc
+  // sets it wherever that changes), which the debug build checks.
+  assert(gangs[g].holds_reservation ==
+         std::any_of(reservations.begin(), reservations.end(),
+                     [&](const Reservation& r) { return r.gang == g; }));
+  return gangs[g].holds_reservation;
 }
 
 std::int32_t EngineState::levelIndex(const std::string& level_key) const {

@@ -125,6 +125,9 @@ struct GangState {
   // Running: it was admitted while holding a reservation (it had starved). Set at every
   // admission by the cycle; kept in memory only (preemption_rules.h, mayBeReclaimed).
   bool started_on_reservation = false;
+  // Whether a reservation is held for it (EngineState::reservations, which reservations.cc
+  // keeps this in step with).
+  bool holds_reservation = false;
   bool elastic() const {
     for (const auto& ps : spec.pod_sets)
       if (ps.min_count < ps.count) return true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "queueing/engine_state.h"
 #include "queueing/kept_guarantee.h"
@@ -129,26 +130,30 @@ bool holdsSubtreeOf(const EngineState& st, QueueId x, QueueId v) {
 std::optional<QuotaBreach> plainBreach(const EngineState& st, QueueId q,
                                        const ResourceVector& request, const FreedByQueue& freed,
                                        bool empty) {
+  std::uint32_t asked = 0;
+  for (std::size_t r = 0; r < kMaxResources; ++r)
+    if (request[r] > 0) asked |= 1u << r;
   for (QueueId x = q; x >= 0; x = st.queues[static_cast<std::size_t>(x)].parent) {
     const QueueState& xs = st.queues[static_cast<std::size_t>(x)];
-    bool removed_known = false;
+    const std::uint32_t checked = asked & xs.limited_slots;
+    if (checked == 0) continue;
     ResourceVector removed;
-    for (std::size_t r = 0; r < kMaxResources; ++r) {
-      if (request[r] <= 0 || xs.spec.limit[r] >= ResourceVector::kUnlimited) continue;
-      if (!removed_known && !empty) {
-        for (const auto& [v, amount] : freed)
-          if (holdsSubtreeOf(st, x, v)) removed += amount;
-        removed_known = true;
-      }
+    if (!empty)
+      for (const auto& [v, amount] : freed)
+        if (holdsSubtreeOf(st, x, v)) removed += amount;
+    for (std::uint32_t bits = checked; bits != 0; bits &= bits - 1) {
+      const auto r = static_cast<std::size_t>(std::countr_zero(bits));
       const std::int64_t holds = empty ? 0 : xs.allocated[r] - removed[r];
       if (holds + request[r] > xs.spec.limit[r])
         return QuotaBreach{x, r, holds, 0, xs.spec.limit[r], request[r]};
     }
   }
   if (empty)
-    for (std::size_t r = 0; r < kMaxResources; ++r)
-      if (request[r] > 0 && request[r] > st.usable_capacity[r])
+    for (std::uint32_t bits = asked; bits != 0; bits &= bits - 1) {
+      const auto r = static_cast<std::size_t>(std::countr_zero(bits));
+      if (request[r] > st.usable_capacity[r])
         return QuotaBreach{kClusterLevel, r, 0, 0, st.usable_capacity[r], request[r]};
+    }
   return std::nullopt;
 }
 

@@ -37,7 +37,20 @@ struct QueueState {
   // examined again: its spec, the nodes, a gang of it evicted); cleared when the cycle
   // examines it. A queue that is not dirty may be skipped (answer_memo.h).
   bool dirty = true;
+  // Bit r set: spec.limit[r] is finite. Every gang tried asks its path's limits, most of
+  // them unlimited in most resources (limitedSlots(), set with the spec).
+  std::uint32_t limited_slots = 0;
   bool leaf() const { return children.empty(); }
 };
+
+static_assert(kMaxResources <= 32, "QueueState::limited_slots holds one bit per resource");
+
+// The resources `spec` limits, one bit per slot.
+inline std::uint32_t limitedSlots(const QueueSpec& spec) {
+  std::uint32_t out = 0;
+  for (std::size_t r = 0; r < kMaxResources; ++r)
+    if (spec.limit[r] < ResourceVector::kUnlimited) out |= 1u << r;
+  return out;
+}
 
 }  // namespace troupe::queueing

@@ -96,6 +96,9 @@ void restoreReservations(EngineState& st, AnswerMemo& memo, Seconds now) {
   if (kept.size() != st.reservations.size()) ++st.versions.reservations;
   // Nodes a reservation left are open to others again.
   if (kept.size() != st.reservations.size() || moved) ++st.versions.release;
+  for (const Reservation& r : st.reservations)
+    if (r.gang != kNoGang) st.gangs[r.gang].holds_reservation = false;
+  for (const Reservation& r : kept) st.gangs[r.gang].holds_reservation = true;
   st.reservations = std::move(kept);
   st.reservations_planned_at = st.versions.release;
   plans.keepOnly(st.reservations);
@@ -117,6 +120,7 @@ bool reserve(EngineState& st, GangId g, const std::vector<std::int32_t>& counts,
   r.nodes = nodesOf(p);
   r.shadow_time = shadowTime(st, r.nodes, now);
   markReservation(st, r);
+  st.gangs[g].holds_reservation = true;
   st.reservations.push_back(std::move(r));
   return true;
 }
@@ -128,6 +132,7 @@ void dropReservation(EngineState& st, AnswerMemo& memo, GangId g) {
   for (NodeId n : it->nodes)
     if (st.nodes[n].reserved_for == g) st.nodes[n].reserved_for = kNoGang;
   st.reservations.erase(it);
+  st.gangs[g].holds_reservation = false;
   ++st.versions.release;  // its nodes are open to others again
   ++st.versions.reservations;
   memo.capacityMayHaveGrown(st);
