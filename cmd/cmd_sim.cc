@@ -179,9 +179,12 @@ int runSweep(const SweepFlags& flags) {
 // `required`: CLI11 requires --trace and --cluster; otherwise the callback checks them.
 void addReplayOptions(CLI::App* cmd, ReplayFlags& flags, bool required) {
   cmd->add_option("--trace", flags.trace,
-                  "Trace CSV: job_id,submit_time_s,num_gpus,duration_s,virtual_cluster")
+                  "Trace CSV: job_id,submit_time_s,num_gpus,duration_s,virtual_cluster; or "
+                  "pods with gpu_milli,cpu_milli,memory_mib,qos_class (docs/simulator.md)")
       ->required(required);
-  cmd->add_option("--cluster", flags.cluster, "Cluster YAML (docs/simulator.md)")
+  cmd->add_option("--cluster", flags.cluster,
+                  "Cluster YAML, or a node list CSV: sn,cpu_milli,memory_mib,gpu,model "
+                  "(docs/simulator.md)")
       ->required(required);
   cmd->add_option("--from", flags.from_s, "Replay only jobs submitted at or after S seconds");
   cmd->add_option("--to", flags.to_s, "Replay only jobs submitted before S seconds");

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "simulator/node_list.h"
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -81,9 +84,9 @@ Status parseNodePools(const YAML::Node& pools, ClusterSpec& out) {
   for (size_t i = 0; i < pools.size(); ++i) {
     const YAML::Node pool = pools[i];
     std::string path = fmt::format("nodePools[{}]", i);
-    if (auto s = checkKeys(
-            pool, path,
-            {"name", "count", "gpusPerNode", "nodesPerRack", "racksPerBlock", "gpuTopology"});
+    if (auto s = checkKeys(pool, path,
+                           {"name", "count", "gpusPerNode", "nodesPerRack", "racksPerBlock",
+                            "gpuTopology", "gpuType"});
         !s) {
       return s;
     }
@@ -102,13 +105,16 @@ Status parseNodePools(const YAML::Node& pools, ClusterSpec& out) {
     NodeSpec shape;
     shape.gpus = static_cast<int>(*gpus);
     if (auto s = parseTopology(pool, path, shape.gpus, shape); !s) return s;
+    auto gpu_type = stringField(pool, "gpuType", path, false);
+    if (!gpu_type) return gpu_type.error();
     NodePool spec{.name = *name,
                   .count = *count,
                   .gpus_per_node = shape.gpus,
                   .nodes_per_rack = *per_rack,
                   .racks_per_block = *per_block,
                   .nvlink_domain_size = shape.nvlink_domain_size,
-                  .numa_nodes = shape.numa_nodes};
+                  .numa_nodes = shape.numa_nodes,
+                  .gpu_type = *gpu_type};
     expandPool(spec, out.nodes);
     out.pools.push_back(std::move(spec));
   }
@@ -120,7 +126,8 @@ Status parseNodes(const YAML::Node& nodes, ClusterSpec& out) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const YAML::Node n = nodes[i];
     std::string path = fmt::format("nodes[{}]", i);
-    if (auto s = checkKeys(n, path, {"name", "gpus", "rack", "block", "gpuTopology"}); !s) {
+    if (auto s = checkKeys(n, path, {"name", "gpus", "rack", "block", "gpuTopology", "gpuType"});
+        !s) {
       return s;
     }
     NodeSpec node;
@@ -138,6 +145,9 @@ Status parseNodes(const YAML::Node& nodes, ClusterSpec& out) {
     if (!block) return block.error();
     node.block = block->empty() ? "block-of-" + node.rack : *block;
     if (auto s = parseTopology(n, path, node.gpus, node); !s) return s;
+    auto gpu_type = stringField(n, "gpuType", path, false);
+    if (!gpu_type) return gpu_type.error();
+    node.gpu_type = *gpu_type;
     out.nodes.push_back(std::move(node));
     ++out.listed_nodes;
   }
@@ -218,6 +228,9 @@ void expandPool(const NodePool& pool, std::vector<NodeSpec>& out) {
     node.gpus = pool.gpus_per_node;
     node.nvlink_domain_size = pool.nvlink_domain_size;
     node.numa_nodes = pool.numa_nodes;
+    node.gpu_type = pool.gpu_type;
+    node.cpu_milli = pool.cpu_milli;
+    node.memory_mib = pool.memory_mib;
     int64_t rack = n / pool.nodes_per_rack;
     int64_t block = rack / pool.racks_per_block;
     node.name = fmt::format("{}-{:05d}", pool.name, n);
@@ -231,6 +244,12 @@ int64_t ClusterSpec::totalGpus() const {
   int64_t total = 0;
   for (const auto& node : nodes) total += node.gpus;
   return total;
+}
+
+bool ClusterSpec::simulatesCpuAndMemory() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const NodeSpec& node) {
+    return node.cpu_milli > 0 || node.memory_mib > 0;
+  });
 }
 
 const QueueSpec* ClusterSpec::findQueue(std::string_view name) const {
@@ -296,7 +315,9 @@ Result<ClusterSpec> readClusterSpec(const std::string& path) {
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  auto spec = parseClusterSpec(buffer.str());
+  const bool node_list = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+  auto spec = node_list ? parseNodeList(buffer.str(), path.substr(path.find_last_of('/') + 1))
+                        : parseClusterSpec(buffer.str());
   if (!spec) {
     Error e = spec.error();
     e.message = fmt::format("{}: {}", path, e.message);

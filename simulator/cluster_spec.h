@@ -20,6 +20,13 @@ struct NodeSpec {
   std::string block;
   int nvlink_domain_size = 0;  // 0: no NVLink islands (all GPUs equal)
   int numa_nodes = 1;
+  // The GPU model of all its GPUs (the value of the label nvidia.com/gpu.product); empty:
+  // unnamed.
+  std::string gpu_type;
+  // CPU (thousandths of a core) and memory it offers; both 0: CPU and memory are not
+  // simulated on it (pods' requests of them are not counted).
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
 };
 
 // Identical nodes named <name>-00000, <name>-00001, ... in racks of `nodes_per_rack`
@@ -32,6 +39,9 @@ struct NodePool {
   int64_t racks_per_block = 0;
   int nvlink_domain_size = 0;
   int numa_nodes = 1;
+  std::string gpu_type;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
 };
 
 // The nodes of `pool`, in order, appended to `out`.
@@ -60,6 +70,8 @@ struct ClusterSpec {
   std::string default_queue;
 
   int64_t totalGpus() const;
+  // True when some node offers CPU or memory: pods' CPU and memory requests count then.
+  bool simulatesCpuAndMemory() const;
   // The queue named `name`, or nullptr.
   const QueueSpec* findQueue(std::string_view name) const;
   // True when no queue names `name` as its parent.
@@ -70,7 +82,8 @@ struct ClusterSpec {
 // "queues[3].guaranteed: must be a whole number >= 0".
 Result<ClusterSpec> parseClusterSpec(std::string_view yaml_text);
 
-// Reads and parses the cluster file at `path`.
+// Reads and parses the cluster file at `path`: a node list (parseNodeList) when its name
+// ends in .csv, else the YAML above.
 Result<ClusterSpec> readClusterSpec(const std::string& path);
 
 }  // namespace troupe::simulator

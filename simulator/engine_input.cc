@@ -3,6 +3,11 @@
 #include <algorithm>
 
 namespace troupe::simulator {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+}  // namespace
 
 std::vector<queueing::NodeSpec> engineNodes(const ClusterSpec& cluster) {
   std::vector<queueing::NodeSpec> nodes;
@@ -11,7 +16,10 @@ std::vector<queueing::NodeSpec> engineNodes(const ClusterSpec& cluster) {
     queueing::NodeSpec node;
     node.name = spec.name;
     node.labels = {{kBlockLabel, spec.block}, {kRackLabel, spec.rack}};
-    node.allocatable = queueing::ResourceVector::of(spec.gpus, 0, 0);
+    if (!spec.gpu_type.empty()) node.labels.emplace_back(kGpuTypeLabel, spec.gpu_type);
+    node.allocatable =
+        queueing::ResourceVector::of(spec.gpus, spec.cpu_milli, spec.memory_mib * kMiB);
+    node.allocatable[kGpuMilliSlot] = int64_t{spec.gpus} * 1000;
     if (spec.nvlink_domain_size > 0) {
       for (int first = 0; first < spec.gpus; first += spec.nvlink_domain_size) {
         std::vector<int> island;
@@ -39,7 +47,11 @@ std::vector<queueing::QueueSpec> engineQueues(const ClusterSpec& cluster) {
     queue.name = spec.name;
     queue.parent = spec.parent;
     queue.guaranteed = queueing::ResourceVector::of(spec.guaranteed_gpus, 0, 0);
-    if (spec.limit_gpus) queue.limit[queueing::kGpu] = *spec.limit_gpus;
+    queue.guaranteed[kGpuMilliSlot] = spec.guaranteed_gpus * 1000;
+    if (spec.limit_gpus) {
+      queue.limit[queueing::kGpu] = *spec.limit_gpus;
+      queue.limit[kGpuMilliSlot] = *spec.limit_gpus * 1000;
+    }
     queue.over_quota_weight = spec.over_quota_weight;
     queues.push_back(std::move(queue));
   }
@@ -54,6 +66,17 @@ GangShape gangShapeFor(int gpus, int node_gpus, int64_t cluster_gpus) {
   return {pods, gpus / pods};
 }
 
+GangShape gangShapeOf(const TraceJob& job, int node_gpus, int64_t cluster_gpus,
+                      bool cpu_and_memory) {
+  if (job.never_ran) return {};
+  if (job.gpu_milli > 0) return cluster_gpus > 0 ? GangShape{1, 0, job.gpu_milli} : GangShape{};
+  if (job.gpus == 0) {
+    const bool asks = cpu_and_memory && (job.cpu_milli > 0 || job.memory_mib > 0);
+    return asks ? GangShape{1, 0, 0} : GangShape{};
+  }
+  return gangShapeFor(job.gpus, node_gpus, cluster_gpus);
+}
+
 queueing::GangSpec engineGang(const TraceJob& job, const std::string& queue, GangShape shape,
                               const GangOptions& options) {
   queueing::GangSpec gang;
@@ -62,6 +85,16 @@ queueing::GangSpec engineGang(const TraceJob& job, const std::string& queue, Gan
   gang.submit_time = job.submit_s;
   auto pod = std::make_shared<queueing::PodShape>();
   pod->requests = queueing::ResourceVector::of(shape.gpus_per_pod, 0, 0);
+  pod->requests[kGpuMilliSlot] = shape.milliPerPod();
+  pod->gpu_milli = shape.gpu_milli_per_pod;
+  if (options.cpu_and_memory) {
+    // The job's CPU and memory, split evenly over its pods (rounded up).
+    pod->requests[queueing::kCpu] = (job.cpu_milli + shape.pods - 1) / shape.pods;
+    pod->requests[queueing::kMemory] = (job.memory_mib + shape.pods - 1) / shape.pods * kMiB;
+  }
+  if (!job.gpu_types.empty()) {
+    pod->affinity.push_back({kGpuTypeLabel, queueing::SelectorOperator::In, job.gpu_types});
+  }
   queueing::PodSet set;
   set.shape = std::move(pod);
   set.count = shape.pods;

@@ -11,6 +11,8 @@ struct JobOutcome {
   std::string id;
   std::string queue;  // the queue it ran in (after the default-queue rule)
   int gpus = 0;
+  // GPUs asked in thousandths: 1000 x gpus, or the fraction of a job sharing one GPU.
+  int64_t gpu_milli = 0;
   int pods = 0;
   int64_t submit_s = 0;
   int64_t duration_s = 0;  // work, as given by the trace
@@ -36,12 +38,13 @@ struct RunSegment {
   size_t job = 0;  // index into the outcomes
   int64_t start_s = 0;
   int64_t end_s = 0;
-  // (node index, GPUs) pairs, node indexes into ClusterSpec::nodes.
-  std::vector<std::pair<int, int>> placement;
+  // (node index, GPUs held there in thousandths: 1000 per whole GPU, a share's fraction)
+  // pairs, node indexes into ClusterSpec::nodes.
+  std::vector<std::pair<int, int64_t>> placement;
 
-  int gpus() const {
-    int total = 0;
-    for (const auto& [node, count] : placement) total += count;
+  int64_t gpuMilli() const {
+    int64_t total = 0;
+    for (const auto& [node, milli] : placement) total += milli;
     return total;
   }
 };

@@ -15,6 +15,7 @@
 #include "queueing/policy_names.h"
 #include "queueing/usage.h"
 #include "simulator/gpu_ledger.h"
+#include "simulator/gpu_sharing_tracker.h"
 #include "simulator/idle_causes.h"
 #include "simulator/owed_guarantee.h"
 #include "simulator/progress_bar.h"
@@ -46,6 +47,10 @@ struct JobState {
   size_t queue = 0;  // leaf index
   int full_pods = 0;
   int gpus_per_pod = 0;
+  // A fraction of one GPU per pod, in thousandths (gpus_per_pod is 0 then); 0: whole GPUs.
+  int gpu_milli = 0;
+  int64_t milliPerPod() const { return gpu_milli > 0 ? gpu_milli : int64_t{gpus_per_pod} * 1000; }
+  GangShape shape() const { return {full_pods, gpus_per_pod, gpu_milli}; }
   int64_t work = 0;      // duration * full_pods
   int64_t progress = 0;  // pod-seconds done as of the current piece's start
   std::vector<HeldPod> pods;
@@ -156,7 +161,9 @@ class Replay {
   std::vector<std::string> leaf_names_;
   std::vector<int64_t> leaf_guarantees_;
   std::vector<queueing::QueueSpec> leaf_specs_;
-  std::vector<int64_t> usage_;  // GPUs held by running jobs, per leaf
+  std::vector<int64_t> usage_;        // whole GPUs held by running jobs, per leaf
+  std::vector<int64_t> usage_milli_;  // GPUs held by running jobs in thousandths, per leaf
+  bool shares_gpus_ = false;          // some replayed job asks a fraction of one GPU
   // Per leaf: the GPU sizes of its gangs (running at their current size, pending at full
   // size), and what of its guarantee that makes it owed (owedGuarantee), recomputed after
   // a cycle for the leaves whose sizes moved.
@@ -178,6 +185,8 @@ class Replay {
   ReservationTracker reservations_;
 
   int64_t skipped_ = 0;
+  int64_t never_ran_ = 0;  // of skipped_: jobs the trace gives no run time
+  GpuSharingTracker sharing_;
   int64_t pending_ = 0;
   int64_t running_ = 0;
   int64_t done_ = 0;
@@ -225,6 +234,7 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
     if (auto s = engine_.upsertQueue(std::move(queue)); !s) return s;
   }
   usage_.assign(leaf_names_.size(), 0);
+  usage_milli_.assign(leaf_names_.size(), 0);
   gang_sizes_.assign(leaf_names_.size(), {});
   owed_.assign(leaf_names_.size(), 0);
   owed_stale_.assign(leaf_names_.size(), 0);
@@ -239,9 +249,10 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
   for (const auto& node : cluster_.nodes) node_gpus = std::max(node_gpus, node.gpus);
   const int64_t cluster_gpus = cluster_.totalGpus();
   for (const auto& job : trace) {
-    GangShape shape = gangShapeFor(job.gpus, node_gpus, cluster_gpus);
+    GangShape shape = gangShapeOf(job, node_gpus, cluster_gpus, gang_options_.cpu_and_memory);
     if (shape.pods == 0) {
       ++skipped_;
+      never_ran_ += job.never_ran ? 1 : 0;
       continue;
     }
     auto leaf = leaf_index.find(job.queue);
@@ -258,11 +269,14 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
     st.queue = leaf->second;
     st.full_pods = shape.pods;
     st.gpus_per_pod = shape.gpus_per_pod;
+    st.gpu_milli = shape.gpu_milli_per_pod;
+    shares_gpus_ = shares_gpus_ || shape.gpu_milli_per_pod > 0;
     st.work = job.duration_s * shape.pods;
     JobOutcome out;
     out.id = job.id;
     out.queue = leaf_names_[st.queue];
     out.gpus = job.gpus;
+    out.gpu_milli = job.gpuMilli();
     out.pods = shape.pods;
     out.submit_s = job.submit_s;
     out.duration_s = job.duration_s;
@@ -282,8 +296,8 @@ Status Replay::setUp(const std::vector<TraceJob>& trace) {
 
 void Replay::arrive(size_t j, int64_t now) {
   JobState& st = state_[j];
-  auto status = engine_.submit(
-      engineGang(trace_[j], leaf_names_[st.queue], {st.full_pods, st.gpus_per_pod}, gang_options_));
+  auto status =
+      engine_.submit(engineGang(trace_[j], leaf_names_[st.queue], st.shape(), gang_options_));
   TROUPE_CHECK(status.ok(), "the engine refused gang {}: {}", trace_[j].id,
                status.error().describe());
   st.phase = Phase::Pending;
@@ -308,12 +322,18 @@ void Replay::removeGangSize(size_t j, int64_t gpus) {
   owed_stale_[q] = 1;
 }
 
-void Replay::startWaiting(size_t j) { waiting_[waitingShape(j)].insert(j); }
+// Only gangs of whole GPUs wait for idle GPUs: a pod sharing a GPU or asking none is left
+// out of the idle split (docs/simulator.md).
+void Replay::startWaiting(size_t j) {
+  if (state_[j].gpus_per_pod > 0) waiting_[waitingShape(j)].insert(j);
+}
 
 void Replay::stopWaiting(size_t j) {
-  auto shape = waiting_.find(waitingShape(j));
-  if (shape == waiting_.end() || shape->second.erase(j) == 0) return;
-  if (shape->second.empty()) waiting_.erase(shape);
+  if (state_[j].gpus_per_pod > 0) {
+    auto shape = waiting_.find(waitingShape(j));
+    if (shape == waiting_.end() || shape->second.erase(j) == 0) return;
+    if (shape->second.empty()) waiting_.erase(shape);
+  }
   if (reason_[j] == queueing::PendingReason::Reserved) --reserved_now_;
   reason_[j].reset();
 }
@@ -332,9 +352,7 @@ void Replay::closeSegment(size_t j, int64_t now) {
   seg.job = j;
   seg.start_s = segment_start_[j];
   seg.end_s = now;
-  for (const auto& pod : st.pods) {
-    seg.placement.emplace_back(pod.node, static_cast<int>(pod.gpus.size()));
-  }
+  for (const auto& pod : st.pods) seg.placement.emplace_back(pod.node, st.milliPerPod());
   segments_.push_back(std::move(seg));
 }
 
@@ -358,9 +376,10 @@ void Replay::scheduleCompletion(size_t j, int64_t now) {
 void Replay::complete(size_t j, int64_t now) {
   JobState& st = state_[j];
   closeSegment(j, now);
-  for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
+  for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus, st.gpu_milli);
   int64_t gpus = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
   usage_[st.queue] -= gpus;
+  usage_milli_[st.queue] -= static_cast<int64_t>(st.pods.size()) * st.milliPerPod();
   removeGangSize(j, gpus);
   st.pods.clear();
   st.run.clear();
@@ -390,9 +409,10 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     outcomes_[j].lost_work_s += (reached - kept + st.full_pods - 1) / st.full_pods;
     outcomes_[j].preemptions += 1;
     st.progress = kept;
-    for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus);
+    for (const auto& pod : st.pods) ledger_.release(pod.node, pod.gpus, st.gpu_milli);
     const int64_t held = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
     usage_[st.queue] -= held;
+    usage_milli_[st.queue] -= static_cast<int64_t>(st.pods.size()) * st.milliPerPod();
     removeGangSize(j, held);
     addGangSize(j, static_cast<int64_t>(st.full_pods) * st.gpus_per_pod);
     st.pods.clear();
@@ -417,15 +437,17 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
       });
       TROUPE_CHECK(it != st.pods.end(), "resize of {} removes a pod it does not have on {}", r.gang,
                    removed.node);
-      ledger_.release(it->node, it->gpus);
+      ledger_.release(it->node, it->gpus, st.gpu_milli);
       st.pods.erase(it);
       usage_[st.queue] -= st.gpus_per_pod;
+      usage_milli_[st.queue] -= st.milliPerPod();
     }
     for (const auto& added : r.added) {
       int node = ledger_.nodeIndex(added.node);
       TROUPE_CHECK(node >= 0, "resize of {} adds a pod on unknown node {}", r.gang, added.node);
-      st.pods.push_back({node, ledger_.take(node, added.gpus, st.gpus_per_pod)});
+      st.pods.push_back({node, ledger_.take(node, added.gpus, st.gpus_per_pod, st.gpu_milli)});
       usage_[st.queue] += st.gpus_per_pod;
+      usage_milli_[st.queue] += st.milliPerPod();
     }
     TROUPE_CHECK(!st.pods.empty() && static_cast<int>(st.pods.size()) <= st.full_pods,
                  "resize leaves {} with {} pods (full size {})", r.gang, st.pods.size(),
@@ -444,10 +466,11 @@ void Replay::apply(const queueing::Decisions& decisions, int64_t now) {
     for (const auto& pod : pods) {
       int node = ledger_.nodeIndex(pod.node);
       TROUPE_CHECK(node >= 0, "gang {} admitted on unknown node {}", a.gang, pod.node);
-      st.pods.push_back({node, ledger_.take(node, pod.gpus, st.gpus_per_pod)});
+      st.pods.push_back({node, ledger_.take(node, pod.gpus, st.gpus_per_pod, st.gpu_milli)});
     }
     const int64_t held = static_cast<int64_t>(st.pods.size()) * st.gpus_per_pod;
     usage_[st.queue] += held;
+    usage_milli_[st.queue] += static_cast<int64_t>(st.pods.size()) * st.milliPerPod();
     removeGangSize(j, static_cast<int64_t>(st.full_pods) * st.gpus_per_pod);
     addGangSize(j, held);
     outcomes_[j].reserved_s += reservations_.release(j, now, true);
@@ -468,6 +491,10 @@ void Replay::advanceUsage(int64_t now) {
     for (size_t q = 0; q < leaf_specs_.size(); ++q) {
       auto& spec = leaf_specs_[q];
       auto allocated = queueing::ResourceVector::of(usage_[q], 0, 0);
+      // Usage in thousandths counts only when some job shares a GPU: otherwise it mirrors
+      // the GPU slot with finer rounding, and the GPU slot alone decides, as on any
+      // cluster of whole GPUs.
+      if (shares_gpus_) allocated[kGpuMilliSlot] = usage_milli_[q];
       auto next =
           queueing::advanceUsage(spec.decayed_usage, allocated, now - usage_time_, half_life);
       if (next == spec.decayed_usage) continue;
@@ -524,6 +551,7 @@ void Replay::observe(int64_t now, bool evictions) {
     split = splitIdleGpus(free_scratch_, node_rack_, waiting, reserved_now_ > 0, evictions);
   }
   idle_.observe(now, someone_waits, free, split);
+  sharing_.observe(now, ledger_.partlyUsedGpus(), ledger_.strandedMilli());
   reservations_.observe(now);
 }
 
@@ -531,6 +559,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   gang_options_ = options_.gangs;
   // Only the oracle is told run times.
   gang_options_.known_durations = options_.policy == queueing::PolicyKind::Srtf;
+  gang_options_.cpu_and_memory = cluster_.simulatesCpuAndMemory();
   if (auto s = setUp(trace); !s) return s.error();
   auto wall_start = std::chrono::steady_clock::now();
   ProgressBar bar(static_cast<int64_t>(trace_.size()), options_.progress);
@@ -574,6 +603,7 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   int64_t end_time = now;
   shares_->finish(end_time);
   idle_.finish(end_time);
+  sharing_.finish(end_time);
   reservations_.finish(end_time);
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -593,6 +623,9 @@ Result<SimulationResult> Replay::run(const std::vector<TraceJob>& trace) {
   in.cluster_gpus = cluster_.totalGpus();
   in.checkpoint_interval_s = options_.checkpoint_interval_s;
   in.skipped_jobs = skipped_;
+  in.never_ran_jobs = never_ran_;
+  in.sharing = &sharing_;
+  in.cluster = &cluster_;
   in.wall_seconds = wall;
   in.cycles = cycles_;
   result.summary = summarize(in);

@@ -54,34 +54,71 @@ nlohmann::json momentJson(const ShareTracker::Moment& m) {
           {"deficit_gpus", m.deficit_gpus}};
 }
 
+// Per GPU model: its nodes, GPUs, the GPU-hours held on them (fractions counted) and
+// their utilization over the makespan. Empty when no node names a model.
+nlohmann::json gpuTypesJson(const ClusterSpec& cluster, const std::vector<RunSegment>& segments,
+                            double makespan) {
+  std::map<std::string, std::pair<int64_t, int64_t>> nodes_gpus;
+  for (const auto& node : cluster.nodes) {
+    if (node.gpu_type.empty() || node.gpus == 0) continue;
+    auto& [nodes, gpus] = nodes_gpus[node.gpu_type];
+    ++nodes;
+    gpus += node.gpus;
+  }
+  if (nodes_gpus.empty()) return nlohmann::json::object();
+  std::map<std::string, double> busy;
+  for (const auto& seg : segments) {
+    for (const auto& [node, milli] : seg.placement) {
+      const auto& type = cluster.nodes[static_cast<size_t>(node)].gpu_type;
+      if (!type.empty()) {
+        busy[type] +=
+            static_cast<double>(milli) / 1000.0 * static_cast<double>(seg.end_s - seg.start_s);
+      }
+    }
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [type, counts] : nodes_gpus) {
+    const double capacity = makespan * static_cast<double>(counts.second);
+    out[type] = {{"nodes", counts.first},
+                 {"gpus", counts.second},
+                 {"busy_gpu_hours", busy[type] / 3600.0},
+                 {"gpu_utilization", capacity > 0 ? busy[type] / capacity : 0.0}};
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json summarize(const SummaryInputs& in) {
   const auto& jobs = *in.jobs;
-  std::vector<const JobOutcome*> all, large, big;
+  std::vector<const JobOutcome*> all, large, big, fractional, cpu_only;
   std::map<std::string, std::vector<const JobOutcome*>> by_queue;
   int64_t first_submit = INT64_MAX, last_submit = INT64_MIN, last_end = INT64_MIN;
   double work_gpu_s = 0;
-  int64_t preemptions = 0, resizes = 0, lost_work_gpu_s = 0, unfinished = 0;
+  int64_t preemptions = 0, resizes = 0, unfinished = 0;
+  double lost_work_gpu_s = 0;
   for (const auto& job : jobs) {
     all.push_back(&job);
     if (job.gpus > 8) large.push_back(&job);
     if (job.gpus >= kBigJobGpus) big.push_back(&job);
+    if (job.gpu_milli > 0 && job.gpu_milli < 1000) fractional.push_back(&job);
+    if (job.gpu_milli == 0) cpu_only.push_back(&job);
     by_queue[job.queue].push_back(&job);
     first_submit = std::min(first_submit, job.submit_s);
     last_submit = std::max(last_submit, job.submit_s);
-    work_gpu_s += static_cast<double>(job.gpus) * static_cast<double>(job.duration_s);
+    work_gpu_s += static_cast<double>(job.gpu_milli) / 1000.0 * static_cast<double>(job.duration_s);
     if (job.finished()) last_end = std::max(last_end, job.end_s);
     if (!job.finished()) ++unfinished;
     preemptions += job.preemptions;
     resizes += job.resizes;
-    lost_work_gpu_s += job.lost_work_s * job.gpus;
+    lost_work_gpu_s += static_cast<double>(job.lost_work_s * job.gpu_milli) / 1000.0;
   }
   double makespan =
       (jobs.empty() || last_end == INT64_MIN) ? 0.0 : static_cast<double>(last_end - first_submit);
   double busy_gpu_s = 0;
   for (const auto& seg : *in.segments) {
-    busy_gpu_s += static_cast<double>(seg.gpus()) * static_cast<double>(seg.end_s - seg.start_s);
+    busy_gpu_s +=
+        static_cast<double>(seg.gpuMilli()) / 1000.0 * static_cast<double>(seg.end_s - seg.start_s);
   }
   double capacity_gpu_s = makespan * static_cast<double>(in.cluster_gpus);
 
@@ -100,7 +137,19 @@ nlohmann::json summarize(const SummaryInputs& in) {
   out["offered_load"] = window_gpu_s > 0 ? work_gpu_s / window_gpu_s : 0.0;
   out["gpu_utilization"] = capacity_gpu_s > 0 ? busy_gpu_s / capacity_gpu_s : 0.0;
   out["busy_gpu_hours"] = busy_gpu_s / 3600.0;
-  out["lost_work_gpu_hours"] = static_cast<double>(lost_work_gpu_s) / 3600.0;
+  out["lost_work_gpu_hours"] = lost_work_gpu_s / 3600.0;
+  if (!fractional.empty()) out["fractional"] = latencyStats(fractional).toJson();
+  if (!cpu_only.empty()) out["cpu_only"] = latencyStats(cpu_only).toJson();
+  if (in.cluster != nullptr) {
+    if (auto types = gpuTypesJson(*in.cluster, *in.segments, makespan); !types.empty())
+      out["gpu_types"] = std::move(types);
+  }
+  if (in.sharing != nullptr) {
+    out["gpu_sharing"] = {{"partly_used_gpu_hours", in.sharing->partlyUsedGpuSeconds() / 3600.0},
+                          {"stranded_gpu_hours", in.sharing->strandedGpuSeconds() / 3600.0},
+                          {"average_partly_used_gpus", in.sharing->averagePartlyUsedGpus()},
+                          {"max_partly_used_gpus", in.sharing->maxPartlyUsedGpus()}};
+  }
   out["jain_fairness"] = in.shares->jainFairness();
   out["min_guaranteed_share_ratio"] = in.shares->minGuaranteedRatio();
   out["guarantee_deficit_gpu_hours"] = in.shares->totalDeficitGpuSeconds() / 3600.0;
@@ -157,6 +206,7 @@ nlohmann::json summarize(const SummaryInputs& in) {
   out["cluster_gpus"] = in.cluster_gpus;
   out["checkpoint_interval_s"] = in.checkpoint_interval_s;
   out["skipped_jobs"] = in.skipped_jobs;
+  out["never_ran_jobs"] = in.never_ran_jobs;
   out["scheduling_cycles"] = in.cycles;
   out["wall_seconds"] = in.wall_seconds;
   nlohmann::json queues = nlohmann::json::object();

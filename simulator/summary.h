@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/cluster_spec.h"
+#include "simulator/gpu_sharing_tracker.h"
 #include "simulator/idle_causes.h"
 #include "simulator/job_outcome.h"
 #include "simulator/reservation_tracker.h"
@@ -50,7 +52,13 @@ struct SummaryInputs {
   std::vector<int64_t> queue_guarantees;
   int64_t cluster_gpus = 0;
   int64_t checkpoint_interval_s = 0;
-  int64_t skipped_jobs = 0;  // trace jobs the replay left out (see docs)
+  int64_t skipped_jobs = 0;    // trace jobs the replay left out (see docs)
+  int64_t never_ran_jobs = 0;  // of those, the ones the trace gives no run time
+  // Shared GPUs over time; nullptr: not reported.
+  const GpuSharingTracker* sharing = nullptr;
+  // The cluster replayed (segments' node indexes index its nodes), for the GPU models;
+  // nullptr: not reported.
+  const ClusterSpec* cluster = nullptr;
   double wall_seconds = 0;
   int64_t cycles = 0;
 };

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 namespace troupe::simulator {
@@ -43,6 +44,57 @@ bool parseWhole(std::string_view text, int64_t& out) {
   return ec == std::errc{} && ptr == text.data() + text.size();
 }
 
+// Where each known column is in the header, -1 when absent.
+struct TraceColumns {
+  int id = -1, submit = -1, gpus = -1, duration = -1, queue = -1;
+  int gpu_milli = -1, cpu_milli = -1, memory_mib = -1, qos = -1, gpu_spec = -1;
+  TraceShape shape = TraceShape::Teams;
+
+  // Reads the header; the name of the first required column missing, or "".
+  std::string read(const std::vector<std::string_view>& header) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      const auto name = trim(header[i]);
+      const int idx = static_cast<int>(i);
+      for (auto [col, want] :
+           {std::pair{&id, "job_id"}, std::pair{&submit, "submit_time_s"},
+            std::pair{&gpus, "num_gpus"}, std::pair{&duration, "duration_s"},
+            std::pair{&queue, "virtual_cluster"}, std::pair{&gpu_milli, "gpu_milli"},
+            std::pair{&cpu_milli, "cpu_milli"}, std::pair{&memory_mib, "memory_mib"},
+            std::pair{&qos, "qos_class"}, std::pair{&gpu_spec, "gpu_spec"}}) {
+        if (name == want) *col = idx;
+      }
+    }
+    shape = gpu_milli >= 0 ? TraceShape::Sharing : TraceShape::Teams;
+    std::vector<std::pair<int, const char*>> required = {
+        {id, "job_id"}, {submit, "submit_time_s"}, {gpus, "num_gpus"}, {duration, "duration_s"}};
+    if (shape == TraceShape::Teams) {
+      required.emplace_back(queue, "virtual_cluster");
+    } else {
+      required.insert(required.end(),
+                      {{cpu_milli, "cpu_milli"}, {memory_mib, "memory_mib"}, {qos, "qos_class"}});
+    }
+    for (auto [col, name] : required)
+      if (col < 0) return name;
+    return "";
+  }
+};
+
+// The GPU models of a gpu_spec cell: names separated by '|', empty for any.
+std::vector<std::string> gpuTypesOf(std::string_view cell) {
+  std::vector<std::string> types;
+  cell = trim(cell);
+  while (!cell.empty()) {
+    const size_t bar = cell.find('|');
+    auto name = trim(cell.substr(0, bar));
+    if (!name.empty()) types.emplace_back(name);
+    if (bar == std::string_view::npos) break;
+    cell.remove_prefix(bar + 1);
+  }
+  std::sort(types.begin(), types.end());
+  types.erase(std::unique(types.begin(), types.end()), types.end());
+  return types;
+}
+
 }  // namespace
 
 Result<std::vector<TraceJob>> parseTrace(std::string_view text, std::string_view source_name) {
@@ -52,7 +104,7 @@ Result<std::vector<TraceJob>> parseTrace(std::string_view text, std::string_view
   std::vector<TraceJob> jobs;
   size_t line_no = 0;
   size_t pos = 0;
-  int col_id = -1, col_submit = -1, col_gpus = -1, col_duration = -1, col_queue = -1;
+  TraceColumns col;
   size_t header_width = 0;
   std::unordered_set<std::string> seen_ids;
   while (pos < text.size()) {
@@ -65,23 +117,9 @@ Result<std::vector<TraceJob>> parseTrace(std::string_view text, std::string_view
     auto fields = splitFields(line);
     if (header_width == 0) {
       header_width = fields.size();
-      for (size_t i = 0; i < fields.size(); ++i) {
-        auto name = trim(fields[i]);
-        int idx = static_cast<int>(i);
-        if (name == "job_id") col_id = idx;
-        if (name == "submit_time_s") col_submit = idx;
-        if (name == "num_gpus") col_gpus = idx;
-        if (name == "duration_s") col_duration = idx;
-        if (name == "virtual_cluster") col_queue = idx;
-      }
-      for (auto [col, name] :
-           {std::pair{col_id, "job_id"}, std::pair{col_submit, "submit_time_s"},
-            std::pair{col_gpus, "num_gpus"}, std::pair{col_duration, "duration_s"},
-            std::pair{col_queue, "virtual_cluster"}}) {
-        if (col < 0) {
-          return makeError(ErrorCode::Invalid, where(line_no, name),
-                           "required column is missing from the header line");
-        }
+      if (auto missing = col.read(fields); !missing.empty()) {
+        return makeError(ErrorCode::Invalid, where(line_no, missing),
+                         "required column is missing from the header line");
       }
       continue;
     }
@@ -91,7 +129,7 @@ Result<std::vector<TraceJob>> parseTrace(std::string_view text, std::string_view
           fmt::format("has {} fields, the header has {}", fields.size(), header_width));
     }
     TraceJob job;
-    job.id = std::string(trim(fields[col_id]));
+    job.id = std::string(trim(fields[col.id]));
     if (job.id.empty()) {
       return makeError(ErrorCode::Invalid, where(line_no, "job_id"), "must not be empty");
     }
@@ -100,23 +138,49 @@ Result<std::vector<TraceJob>> parseTrace(std::string_view text, std::string_view
                        fmt::format("duplicate job id '{}'", job.id));
     }
     int64_t gpus = 0;
-    if (!parseWhole(fields[col_submit], job.submit_s) || job.submit_s < 0) {
+    if (!parseWhole(fields[col.submit], job.submit_s) || job.submit_s < 0) {
       return makeError(ErrorCode::Invalid, where(line_no, "submit_time_s"),
-                       fmt::format("must be a whole number >= 0, got '{}'", fields[col_submit]));
+                       fmt::format("must be a whole number >= 0, got '{}'", fields[col.submit]));
     }
-    if (!parseWhole(fields[col_gpus], gpus) || gpus < 0 || gpus > 1'000'000) {
+    if (!parseWhole(fields[col.gpus], gpus) || gpus < 0 || gpus > 1'000'000) {
       return makeError(
           ErrorCode::Invalid, where(line_no, "num_gpus"),
-          fmt::format("must be a whole number in [0, 1000000], got '{}'", fields[col_gpus]));
+          fmt::format("must be a whole number in [0, 1000000], got '{}'", fields[col.gpus]));
     }
     job.gpus = static_cast<int>(gpus);
-    if (!parseWhole(fields[col_duration], job.duration_s) || job.duration_s < 0) {
+    const bool sharing = col.shape == TraceShape::Sharing;
+    // A pod that was never scheduled has no run time in the sharing shape.
+    if (sharing && trim(fields[col.duration]).empty()) {
+      job.never_ran = true;
+    } else if (!parseWhole(fields[col.duration], job.duration_s) || job.duration_s < 0) {
       return makeError(ErrorCode::Invalid, where(line_no, "duration_s"),
-                       fmt::format("must be a whole number >= 0, got '{}'", fields[col_duration]));
+                       fmt::format("must be a whole number >= 0{}, got '{}'",
+                                   sharing ? " or empty" : "", fields[col.duration]));
     }
-    job.queue = std::string(trim(fields[col_queue]));
-    if (job.queue.empty()) {
+    if (col.queue >= 0) job.queue = std::string(trim(fields[col.queue]));
+    if (!sharing && job.queue.empty()) {
       return makeError(ErrorCode::Invalid, where(line_no, "virtual_cluster"), "must not be empty");
+    }
+    if (sharing) {
+      int64_t milli = 0;
+      // 0 GPUs: 0; one GPU: its share, 1000 for all of it; more: 1000 (whole GPUs).
+      const int64_t lo = job.gpus == 0 ? 0 : job.gpus == 1 ? 1 : 1000;
+      const int64_t hi = job.gpus == 0 ? 0 : 1000;
+      if (!parseWhole(fields[col.gpu_milli], milli) || milli < lo || milli > hi) {
+        return makeError(ErrorCode::Invalid, where(line_no, "gpu_milli"),
+                         fmt::format("must be a whole number in [{}, {}] for {} GPUs, got '{}'", lo,
+                                     hi, job.gpus, fields[col.gpu_milli]));
+      }
+      job.gpu_milli = milli < 1000 ? static_cast<int>(milli) : 0;
+      for (auto [column, out, name] : {std::tuple{col.cpu_milli, &job.cpu_milli, "cpu_milli"},
+                                       std::tuple{col.memory_mib, &job.memory_mib, "memory_mib"}}) {
+        if (!parseWhole(fields[column], *out) || *out < 0 || *out > (int64_t{1} << 40)) {
+          return makeError(ErrorCode::Invalid, where(line_no, name),
+                           fmt::format("must be a whole number >= 0, got '{}'", fields[column]));
+        }
+      }
+      job.qos_class = std::string(trim(fields[col.qos]));
+      if (col.gpu_spec >= 0) job.gpu_types = gpuTypesOf(fields[col.gpu_spec]);
     }
     jobs.push_back(std::move(job));
   }

@@ -56,30 +56,31 @@ void checkInvariants(const ClusterSpec& cluster, const SimulationResult& result)
     CHECK(j.start_s >= j.submit_s);
     CHECK(j.end_s >= j.start_s);
   }
-  // GPU-seconds per job from its segments, and whether it always ran at full size.
+  // GPU-seconds per job from its segments (in thousandths), and whether it always ran at
+  // full size.
   std::vector<int64_t> gpu_seconds(result.jobs.size(), 0);
   std::vector<bool> full_size(result.jobs.size(), true);
-  // Node sweep: +gpus at start, -gpus at end; ends before starts at equal times.
-  std::map<int, std::vector<std::pair<int64_t, int>>> events;
+  // Node sweep: +thousandths at start, - at end; ends before starts at equal times.
+  std::map<int, std::vector<std::pair<int64_t, int64_t>>> events;
   for (const auto& seg : result.segments) {
     REQUIRE(seg.job < result.jobs.size());
     CHECK(seg.start_s < seg.end_s);
     CHECK(seg.start_s >= result.jobs[seg.job].start_s);
     CHECK(seg.end_s <= result.jobs[seg.job].end_s);
-    gpu_seconds[seg.job] += int64_t{seg.gpus()} * (seg.end_s - seg.start_s);
-    if (seg.gpus() != result.jobs[seg.job].gpus) full_size[seg.job] = false;
-    for (const auto& [node, gpus] : seg.placement) {
-      events[node].emplace_back(seg.start_s, gpus);
-      events[node].emplace_back(seg.end_s, -gpus);
+    gpu_seconds[seg.job] += seg.gpuMilli() * (seg.end_s - seg.start_s);
+    if (seg.gpuMilli() != result.jobs[seg.job].gpu_milli) full_size[seg.job] = false;
+    for (const auto& [node, milli] : seg.placement) {
+      events[node].emplace_back(seg.start_s, milli);
+      events[node].emplace_back(seg.end_s, -milli);
     }
   }
   for (auto& [node, list] : events) {
     std::sort(list.begin(), list.end());
-    int held = 0;
+    int64_t held = 0;
     for (const auto& [t, delta] : list) {
       held += delta;
       INFO("node " << cluster.nodes[static_cast<size_t>(node)].name << " at t=" << t);
-      REQUIRE(held <= cluster.nodes[static_cast<size_t>(node)].gpus);
+      REQUIRE(held <= int64_t{cluster.nodes[static_cast<size_t>(node)].gpus} * 1000);
       REQUIRE(held >= 0);
     }
   }
@@ -88,9 +89,9 @@ void checkInvariants(const ClusterSpec& cluster, const SimulationResult& result)
   for (size_t i = 0; i < result.jobs.size(); ++i) {
     const auto& j = result.jobs[i];
     INFO("job " << j.id);
-    int64_t needed = int64_t{j.gpus} * j.duration_s;
+    int64_t needed = j.gpu_milli * j.duration_s;
     if (full_size[i]) {
-      CHECK(gpu_seconds[i] == int64_t{j.gpus} * (j.duration_s + j.lost_work_s));
+      CHECK(gpu_seconds[i] == j.gpu_milli * (j.duration_s + j.lost_work_s));
     } else {
       CHECK(gpu_seconds[i] >= needed);
     }

@@ -15,6 +15,7 @@ JobOutcome finishedJob(const char* id, int gpus, int64_t submit, int64_t start, 
   job.id = id;
   job.queue = "q";
   job.gpus = gpus;
+  job.gpu_milli = gpus * 1000;
   job.pods = 1;
   job.submit_s = submit;
   job.start_s = start;
@@ -37,7 +38,8 @@ TEST_CASE("the summary splits out jobs above 8 GPUs and measures utilization",
           "[simulator][summary]") {
   std::vector<JobOutcome> jobs = {finishedJob("small", 4, 0, 0, 100),
                                   finishedJob("large", 16, 0, 100, 200)};
-  std::vector<RunSegment> segments = {{0, 0, 100, {{0, 4}}}, {1, 100, 200, {{0, 8}, {1, 8}}}};
+  std::vector<RunSegment> segments = {{0, 0, 100, {{0, 4000}}},
+                                      {1, 100, 200, {{0, 8000}, {1, 8000}}}};
   ShareTracker shares({16});
   shares.finish(200);
   SummaryInputs in;

@@ -53,6 +53,61 @@ TEST_CASE("bad trace lines are errors naming the line and the column", "[simulat
   }
 }
 
+constexpr const char* kSharingHeader =
+    "job_id,submit_time_s,num_gpus,gpu_milli,cpu_milli,memory_mib,duration_s,qos_class,"
+    "gpu_spec\n";
+
+TEST_CASE("a trace with gpu_milli is read as pods with GPU shares, CPU, memory and no team",
+          "[simulator][trace]") {
+  std::string text = std::string(kSharingHeader) +
+                     "p0,5,1,460,6000,12288,100,LS,\n"
+                     "p1,6,8,1000,96000,393216,,BE,V100M32|V100M16\n"
+                     "p2,7,1,1000,0,0,3,BE,\n";
+  auto jobs = parseTrace(text, "pods.csv");
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 3);
+  // p0 shares one GPU: 460 thousandths of it; no virtual cluster, so no queue.
+  CHECK((*jobs)[0].gpu_milli == 460);
+  CHECK((*jobs)[0].gpuMilli() == 460);
+  CHECK((*jobs)[0].cpu_milli == 6000);
+  CHECK((*jobs)[0].memory_mib == 12288);
+  CHECK((*jobs)[0].queue.empty());
+  CHECK((*jobs)[0].qos_class == "LS");
+  // p1 was never scheduled (no duration) and accepts two models, kept sorted.
+  CHECK((*jobs)[1].never_ran);
+  CHECK((*jobs)[1].gpuMilli() == 8000);
+  CHECK((*jobs)[1].gpu_types == std::vector<std::string>{"V100M16", "V100M32"});
+  // 1000 thousandths of one GPU is the whole GPU.
+  CHECK((*jobs)[2].gpu_milli == 0);
+  CHECK((*jobs)[2].gpuMilli() == 1000);
+}
+
+TEST_CASE("bad GPU shares are errors naming the line and the column", "[simulator][trace]") {
+  struct Case {
+    std::string name;
+    std::string line;
+    std::string want_field;
+  };
+  std::vector<Case> cases = {
+      {"a share of no GPU", "a,1,0,500,1,1,5,LS,", "t.csv:2:gpu_milli"},
+      {"a share of two GPUs", "a,1,2,500,1,1,5,LS,", "t.csv:2:gpu_milli"},
+      {"more than a whole GPU", "a,1,1,1500,1,1,5,LS,", "t.csv:2:gpu_milli"},
+      {"negative CPU", "a,1,1,500,-1,1,5,LS,", "t.csv:2:cpu_milli"},
+      {"words for a duration", "a,1,1,500,1,1,long,LS,", "t.csv:2:duration_s"},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto jobs = parseTrace(std::string(kSharingHeader) + tc.line + "\n", "t.csv");
+      REQUIRE_FALSE(jobs.ok());
+      CHECK(jobs.error().field_path == tc.want_field);
+    }
+  }
+  // The sharing shape needs its CPU column; a Philly-shaped trace still needs its team.
+  auto missing = parseTrace("job_id,submit_time_s,num_gpus,gpu_milli,duration_s\n", "t.csv");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().field_path == "t.csv:1:cpu_milli");
+}
+
 TEST_CASE("a window keeps jobs submitted from its start up to, not including, its end",
           "[simulator][trace]") {
   std::vector<TraceJob> jobs(5);
