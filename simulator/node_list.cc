@@ -135,8 +135,10 @@ Result<ClusterSpec> parseNodeList(std::string_view text, std::string_view source
     return makeError(ErrorCode::Invalid, std::string(source_name), "the node list has no nodes");
   }
   for (auto& pool : cluster.pools) {
-    // Each pool one rack and one block: the list says nothing of racks.
-    pool.nodes_per_rack = pool.count;
+    // The list says nothing of racks, so none is assumed: each node is a rack and a block
+    // of its own (as a node listed one by one in a cluster file is), and placement packs
+    // node by node rather than into whichever pool is smallest.
+    pool.nodes_per_rack = 1;
     pool.racks_per_block = 1;
     expandPool(pool, cluster.nodes);
   }

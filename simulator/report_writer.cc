@@ -20,7 +20,7 @@ void writeJobsCsv(std::ostream& out, const std::vector<JobOutcome>& jobs) {
     out << ',';
     if (job.start_s >= 0) out << job.queueDelaySeconds();
     out << ',' << job.preemptions << ',' << job.resizes << ',' << job.lost_work_s << ','
-        << job.reserved_s << '\n';
+        << job.reserved_s << ',' << job.gpu_milli << '\n';
   }
 }
 

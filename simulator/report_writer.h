@@ -14,7 +14,7 @@ namespace troupe::simulator {
 // The columns of jobs.csv, in order.
 inline constexpr const char* kJobsCsvHeader =
     "id,queue,gpus,pods,submit_s,start_s,end_s,duration_s,jct_s,queue_delay_s,preemptions,"
-    "resizes,lost_work_s,reserved_s";
+    "resizes,lost_work_s,reserved_s,gpu_milli";
 
 // Writes one CSV line per job (header first). Unfinished jobs have empty start/end/jct.
 void writeJobsCsv(std::ostream& out, const std::vector<JobOutcome>& jobs);

@@ -23,8 +23,9 @@ std::vector<std::string> split(const std::string& line, char by) {
   return out;
 }
 
-// jobs.csv as id -> (start_s, end_s).
-std::map<std::string, std::pair<std::string, std::string>> startsAndEnds(const std::string& path) {
+// jobs.csv as id -> (start_s, end_s), and id -> gpu_milli in `shares`.
+std::map<std::string, std::pair<std::string, std::string>> startsAndEnds(
+    const std::string& path, std::map<std::string, std::string>& shares) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
@@ -37,6 +38,7 @@ std::map<std::string, std::pair<std::string, std::string>> startsAndEnds(const s
     auto cells = split(line, ',');
     cells.resize(header.size());
     out[cells[column("id")]] = {cells[column("start_s")], cells[column("end_s")]};
+    shares[cells[column("id")]] = cells[column("gpu_milli")];
   }
   return out;
 }
@@ -72,7 +74,8 @@ TEST_CASE("half-GPU pods share a GPU in a replay; a whole-GPU pod waits for an u
   // 1 is shared, so whole-w has no whole GPU until half-c leaves at 100: 100 .. 150. Were
   // fractions whole GPUs, half-c would wait for GPU 0 and end at 200. The CPU-only pod
   // runs on its CPUs at once: 0 .. 10.
-  const auto jobs = startsAndEnds(out + "/jobs.csv");
+  std::map<std::string, std::string> shares;
+  const auto jobs = startsAndEnds(out + "/jobs.csv", shares);
   CHECK(jobs.size() == 5);
   CHECK(jobs.at("half-a") == std::pair<std::string, std::string>{"0", "100"});
   CHECK(jobs.at("half-b") == std::pair<std::string, std::string>{"0", "100"});
@@ -80,6 +83,9 @@ TEST_CASE("half-GPU pods share a GPU in a replay; a whole-GPU pod waits for an u
   CHECK(jobs.at("whole-w") == std::pair<std::string, std::string>{"100", "150"});
   CHECK(jobs.at("cpu-only") == std::pair<std::string, std::string>{"0", "10"});
   CHECK(jobs.count("never") == 0);
+  CHECK(shares.at("half-a") == "500");
+  CHECK(shares.at("whole-w") == "1000");
+  CHECK(shares.at("cpu-only") == "0");
 
   std::ifstream summary_file(out + "/summary.json");
   const auto summary = nlohmann::json::parse(summary_file);

@@ -74,8 +74,8 @@ TEST_CASE("jobs.csv has one line per job and blanks for a job that never ran",
   writeJobsCsv(out, jobs);
   std::string want = std::string(kJobsCsvHeader) +
                      "\n"
-                     "a,q,1,1,5,10,20,10,15,5,0,0,0,0\n"
-                     "b,q,2,0,0,,,0,,,0,0,0,0\n";
+                     "a,q,1,1,5,10,20,10,15,5,0,0,0,0,1000\n"
+                     "b,q,2,0,0,,,0,,,0,0,0,0,0\n";
   CHECK(out.str() == want);
 }
 
