@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "queueing/policy_names.h"
+#include "simulator/node_list.h"
 #include "simulator/report_writer.h"
 #include "test/support/temp_dir.h"
 
@@ -397,6 +399,51 @@ queues:
           checkInvariants(cluster, result);
           if (policy == PolicyKind::Fifo) checkFifoOrder(result);
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("random traces of GPU shares, whole GPUs and CPU-only pods keep every invariant",
+          "[simulator][replay][gpu-sharing]") {
+  // Two 8-GPU G2 nodes, two 2-GPU T4 nodes and a CPU-only node, one queue. The ledger
+  // stops the replay on any share past a whole GPU or on a shared GPU given whole.
+  auto cluster = parseNodeList(
+      "sn,cpu_milli,memory_mib,gpu,model\n"
+      "a,64000,262144,8,G2\nb,64000,262144,8,G2\nc,32000,131072,2,T4\n"
+      "d,32000,131072,2,T4\ne,16000,65536,0,\n",
+      "nodes.csv");
+  REQUIRE(cluster.ok());
+  const int whole[] = {1, 1, 2, 4, 8};
+  for (uint64_t seed : {1u, 2u}) {
+    uint64_t x = seed * 2654435761u;
+    auto next = [&x](uint64_t n) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (x >> 33) % n;
+    };
+    std::vector<TraceJob> trace;
+    int64_t t = 0;
+    for (int i = 0; i < 150; ++i) {
+      t += static_cast<int64_t>(next(40));
+      TraceJob j = job(fmt::format("p{:03d}", i), t, 0, 1 + static_cast<int64_t>(next(2000)), "");
+      const uint64_t kind = next(3);  // a share, whole GPUs, or none
+      if (kind == 0) {
+        j.gpus = 1;
+        j.gpu_milli = 50 * (1 + static_cast<int>(next(18)));  // 0.05 .. 0.9
+      } else if (kind == 1) {
+        j.gpus = whole[next(5)];
+      }
+      j.cpu_milli = 1000 * (1 + static_cast<int64_t>(next(16)));
+      j.memory_mib = 1024 * (1 + static_cast<int64_t>(next(32)));
+      trace.push_back(std::move(j));
+    }
+    for (const char* name : {"fifo", "troupe", "yarn-cs", "kueue", "tiresias", "srtf"}) {
+      DYNAMIC_SECTION("seed " << seed << " " << name) {
+        auto result = replay(*cluster, trace, *queueing::policyKindNamed(name), 300);
+        REQUIRE(result.jobs.size() == trace.size());
+        checkInvariants(*cluster, result);
+        if (std::string(name) == "fifo") checkFifoOrder(result);
+        CHECK(result.summary["fractional"]["jobs"].get<size_t>() > 0);
       }
     }
   }
