@@ -1,5 +1,7 @@
 #include "queueing/cycle_run.h"
 
+#include <boost/sort/spreadsort/integer_sort.hpp>
+
 #include <algorithm>
 
 #include "queueing/reservations.h"
@@ -64,7 +66,10 @@ void CycleRun::report() {
 
 // Sorts gangs by name. Each gang's name key (EngineState::name_keys) goes next to its
 // id, so most comparisons touch neither the gang nor its string; equal keys fall back to
-// the whole names. Same order as comparing the strings.
+// the whole names. Same order as comparing the strings. A full cycle explains every
+// pending gang, so this sorts all of them: by the keys' high then low halves with a radix
+// sort (Boost's spreadsort), each run of equal halves on its own, which takes a fraction of
+// the comparisons a comparison sort makes over the same keys.
 void CycleRun::sortByName(std::vector<GangId>& gangs) const {
   struct Keyed {
     std::uint64_t hi, lo;
@@ -76,12 +81,26 @@ void CycleRun::sortByName(std::vector<GangId>& gangs) const {
     const NameKey& k = st_.name_keys[g];
     keyed.push_back(Keyed{k.hi, k.lo, g});
   }
-  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
-    if (a.hi != b.hi) return a.hi < b.hi;
-    if (a.lo != b.lo) return a.lo < b.lo;
-    if (a.gang == b.gang) return false;
-    return st_.gangName(a.gang) < st_.gangName(b.gang);
-  });
+  using It = std::vector<Keyed>::iterator;
+  // Sorts [first, last) by one half of the key, then each run of equal halves by `next`.
+  auto byHalf = [](It first, It last, std::uint64_t Keyed::*half, auto&& next) {
+    boost::sort::spreadsort::integer_sort(
+        first, last, [half](const Keyed& k, unsigned shift) { return k.*half >> shift; },
+        [half](const Keyed& a, const Keyed& b) { return a.*half < b.*half; });
+    for (It run = first; run != last;) {
+      const std::uint64_t value = (*run).*half;
+      It end = std::find_if(run, last, [&](const Keyed& k) { return k.*half != value; });
+      if (end - run > 1) next(run, end);
+      run = end;
+    }
+  };
+  auto byName = [&](It first, It last) {
+    std::sort(first, last, [&](const Keyed& a, const Keyed& b) {
+      return st_.gangName(a.gang) < st_.gangName(b.gang);
+    });
+  };
+  byHalf(keyed.begin(), keyed.end(), &Keyed::hi,
+         [&](It first, It last) { byHalf(first, last, &Keyed::lo, byName); });
   for (std::size_t i = 0; i < keyed.size(); ++i) gangs[i] = keyed[i].gang;
 }
 

@@ -312,5 +312,33 @@ TEST_CASE("the same snapshot in any element order gives the same decisions",
     CHECK(first->pending[i] == second->pending[i]);
 }
 
+// A cycle names the gangs it explains in name order, whatever order it tried them in. The
+// names below differ within their first 8 bytes, only past them, or only past 16 (where
+// the sort's keys end and whole names decide), and are submitted in a scrambled order.
+TEST_CASE("the gangs a cycle explains are named in name order", "[queueing][explanation]") {
+  const std::vector<std::string> names = {"train-long-prefix-shared-b",
+                                          "a",
+                                          "train-long-prefix-shared-a",
+                                          "train-2",
+                                          "b-0",
+                                          "train-long-prefix-shared",
+                                          "train-10",
+                                          "z",
+                                          "train-long-prefix-sharee",
+                                          "train-1",
+                                          "train-long-prefix",
+                                          "ab"};
+  // One node of 8 GPUs: the first gang runs there, the other eleven wait.
+  Engine e = engineWith(rackOfNodes("n", 1, 1), {queue("q")});
+  for (std::size_t i = 0; i < names.size(); ++i)
+    REQUIRE(e.submit(gang(names[i]).queue("q").gpus(8).submittedAt(static_cast<Seconds>(i))).ok());
+  const Decisions d = e.schedule(100);
+  REQUIRE(d.admissions.size() == 1);
+  CHECK(d.admissions[0].gang == names[0]);
+  std::vector<std::string> sorted(names.begin() + 1, names.end());
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(d.explained == sorted);
+}
+
 }  // namespace
 }  // namespace troupe::queueing
