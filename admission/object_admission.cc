@@ -6,6 +6,7 @@
 
 #include "admission/queue_forest.h"
 #include "api/field_error.h"
+#include "api/gpu_type.h"
 #include "api/pod_group.h"
 #include "api/queue.h"
 #include "api/training_job.h"
@@ -63,9 +64,12 @@ bool ownedByTroupe(const api::PodGroup& group) {
          (owner->kind == "Pod" && owner->api_version == "v1");
 }
 
+// The guarantee of `resource` in `q`: of a resource in spec.resources, or of a GPU type
+// (gpu.troupe.dev/<type>).
 api::Quantity guaranteedOf(const api::Queue& q, const std::string& resource) {
-  auto it = q.spec.resources.find(resource);
-  return it == q.spec.resources.end() ? api::Quantity() : it->second.guaranteedOrZero();
+  const auto quotas = q.spec.quotasByResource();
+  auto it = quotas.find(resource);
+  return it == quotas.end() ? api::Quantity() : it->second.guaranteedOrZero();
 }
 
 // The tree rules a Queue write must keep (see the header).
@@ -96,7 +100,7 @@ Verdict checkQueueTree(const api::Queue& queue, Operation operation, const Clust
   std::vector<Error> errors;
   // Its siblings' guarantees and its own within its parent's.
   if (const api::Queue* parent = forest.find(queue.spec.parent)) {
-    for (const auto& [resource, quota] : queue.spec.resources) {
+    for (const auto& [resource, quota] : queue.spec.quotasByResource()) {
       if (!quota.guaranteed || quota.guaranteed->isZero() || !raised(resource)) continue;
       api::Quantity total;
       bool overflow = false;
@@ -112,7 +116,7 @@ Verdict checkQueueTree(const api::Queue& queue, Operation operation, const Clust
       const api::Quantity limit = guaranteedOf(*parent, resource);
       if (overflow || total > limit) {
         errors.push_back(api::invalid(
-            api::keyPath("spec.resources", resource) + ".guaranteed", quota.guaranteed->toString(),
+            queue.spec.guaranteedPath(resource), quota.guaranteed->toString(),
             fmt::format("the guarantees of {}'s children would add up to {} {}, more than {}'s {}",
                         queue.spec.parent, overflow ? "more than int64 holds" : total.toString(),
                         resource, queue.spec.parent, limit.toString())));
@@ -124,7 +128,7 @@ Verdict checkQueueTree(const api::Queue& queue, Operation operation, const Clust
   std::map<std::string, api::Quantity> below;
   for (const auto& child : forest.children(name)) {
     if (!countable(child)) continue;
-    for (const auto& [resource, quota] : forest.find(child)->spec.resources) {
+    for (const auto& [resource, quota] : forest.find(child)->spec.quotasByResource()) {
       if (!quota.guaranteed || quota.guaranteed->isZero()) continue;
       auto sum = below[resource].plus(*quota.guaranteed);
       if (sum) below[resource] = *sum;
@@ -136,7 +140,7 @@ Verdict checkQueueTree(const api::Queue& queue, Operation operation, const Clust
     if (total <= own) continue;
     if (old && guaranteedOf(*old, resource) <= own) continue;  // not this write's doing
     errors.push_back(
-        api::invalid(api::keyPath("spec.resources", resource) + ".guaranteed", own.toString(),
+        api::invalid(queue.spec.guaranteedPath(resource), own.toString(),
                      fmt::format("less than the {} {} its children are guaranteed ({})",
                                  total.toString(), resource, fmt::join(holders[resource], ", "))));
   }
@@ -177,6 +181,11 @@ Verdict admit(const AdmissionRequest& request, const ClusterView& cluster) {
     api::Queue queue;
     if (auto refused = checkRules(request, queue)) return *refused;
     return checkQueueTree(queue, request.operation, cluster);
+  }
+  if (request.kind == api::kGpuTypeKind) {
+    api::GpuType type;
+    if (auto refused = checkRules(request, type)) return *refused;
+    return {};
   }
   if (request.kind == "Pod" && create && isLonePodWithQueue(*request.object)) {
     const std::string queue =

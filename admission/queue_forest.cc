@@ -114,12 +114,12 @@ void QueueForest::findOverGuaranteed() {
       if (ta != tb) return ta < tb;
       return a->metadata.name < b->metadata.name;
     });
-    const auto& own = parent->second.object.spec.resources;
+    const auto own = parent->second.object.spec.quotasByResource();
     std::map<std::string, api::Quantity> sum;
     for (const api::Queue* kid : order) {
       std::optional<QueueProblem> over;
       std::map<std::string, api::Quantity> next = sum;
-      for (const auto& [resource, quota] : kid->spec.resources) {
+      for (const auto& [resource, quota] : kid->spec.quotasByResource()) {
         if (!quota.guaranteed || quota.guaranteed->isZero()) continue;
         auto total = next[resource].plus(*quota.guaranteed, resource);
         auto it = own.find(resource);
@@ -129,8 +129,7 @@ void QueueForest::findOverGuaranteed() {
           over = QueueProblem{
               std::string(kQueueGuaranteeExceedsParent),
               api::invalid(
-                  api::keyPath("spec.resources", resource) + ".guaranteed",
-                  quota.guaranteed->toString(),
+                  kid->spec.guaranteedPath(resource), quota.guaranteed->toString(),
                   fmt::format("the guarantees of {}'s children would add up to {} {}, more "
                               "than {}'s {}",
                               parent_name, total_text, resource, parent_name, limit.toString()))};

@@ -1,6 +1,7 @@
 #include "api/pod_group.h"
 
 #include "api/field_error.h"
+#include "api/gpu_type.h"
 #include "api/json_fields.h"
 #include "api/names.h"
 #include "api/well_known.h"
@@ -56,6 +57,7 @@ PodGroup PodGroup::fromJson(const json& object, std::vector<Error>& errors) {
     pg.spec.min_resources = f.resourceMap(*spec, "minResources", "spec.minResources", kIntOrString);
     pg.spec.schedule_timeout_seconds =
         f.int32(*spec, "scheduleTimeoutSeconds", "spec.scheduleTimeoutSeconds");
+    pg.spec.gpu_types = f.stringList(*spec, "gpuTypes", "spec.gpuTypes");
   }
   if (const json* status = f.object(object, "status", "status")) {
     auto& st = pg.status;
@@ -72,6 +74,7 @@ PodGroup PodGroup::fromJson(const json& object, std::vector<Error>& errors) {
     st.succeeded = f.int32(*status, "succeeded", "status.succeeded").value_or(0);
     st.failed = f.int32(*status, "failed", "status.failed").value_or(0);
     st.conditions = Condition::listFromJson(*status, "status.conditions", errors);
+    st.gpu_type = f.string(*status, "gpuType", "status.gpuType").value_or("");
   }
   return pg;
 }
@@ -81,6 +84,7 @@ json PodGroup::toJson() const {
   if (!spec.priority_class_name.empty()) s["priorityClassName"] = spec.priority_class_name;
   if (!spec.min_resources.empty()) s["minResources"] = resourcesToJson(spec.min_resources);
   if (spec.schedule_timeout_seconds) s["scheduleTimeoutSeconds"] = *spec.schedule_timeout_seconds;
+  if (!spec.gpu_types.empty()) s["gpuTypes"] = spec.gpu_types;
   json st = json::object();
   if (status.observed_generation != 0) st["observedGeneration"] = status.observed_generation;
   if (status.phase) st["phase"] = toString(*status.phase);
@@ -89,6 +93,7 @@ json PodGroup::toJson() const {
   st["succeeded"] = status.succeeded;
   st["failed"] = status.failed;
   if (!status.conditions.empty()) st["conditions"] = conditionsToJson(status.conditions);
+  if (!status.gpu_type.empty()) st["gpuType"] = status.gpu_type;
   return {{"apiVersion", kApiVersion},
           {"kind", kPodGroupKind},
           {"metadata", metadata.toJson()},
@@ -126,6 +131,7 @@ std::vector<Error> PodGroup::validate() const {
   if (spec.schedule_timeout_seconds && *spec.schedule_timeout_seconds < 1)
     errors.push_back(invalid("spec.scheduleTimeoutSeconds", *spec.schedule_timeout_seconds,
                              "must be greater than or equal to 1"));
+  validateGpuTypeList(spec.gpu_types, "spec.gpuTypes", errors);
   validateConditions(status.conditions, "status.conditions", errors);
   return errors;
 }

@@ -19,6 +19,8 @@ struct PodGroupSpec {
   std::string priority_class_name;
   ResourceList min_resources;                       // empty: the sum of the member pods' requests
   std::optional<int32_t> schedule_timeout_seconds;  // unset: wait indefinitely
+  // The GPU types the gang accepts, most preferred first; empty: any (docs/gpu-types.md).
+  std::vector<std::string> gpu_types;
 };
 
 enum class PodGroupPhase { Pending, Admitted, Running, Succeeded, Failed };
@@ -33,6 +35,7 @@ struct PodGroupStatus {
   int32_t succeeded = 0;
   int32_t failed = 0;
   std::vector<Condition> conditions;
+  std::string gpu_type;  // the GPUType the gang runs on; empty: none (no GPUs, or no types)
 };
 
 // troupe.dev/v1alpha1 PodGroup (namespaced). Pods join with the label

@@ -16,6 +16,16 @@
 
 namespace troupe::api {
 
+// The quota of one GPU type within a queue's nvidia.com/gpu quota. To the scheduler it is
+// the quota of the resource gpu.troupe.dev/<name> (api/gpu_type.h); unset values mean what
+// they mean in QueueResourceQuota. The GPU's overQuotaWeight applies to every type.
+struct GpuTypeQuota {
+  std::string name;
+  std::optional<Quantity> guaranteed;
+  std::optional<Quantity> limit;
+  std::optional<Quantity> lending_limit;
+};
+
 // The quota of one resource in a queue. Unset values have the meanings noted; the helper
 // functions give the effective values.
 struct QueueResourceQuota {
@@ -23,6 +33,8 @@ struct QueueResourceQuota {
   std::optional<Quantity> limit;              // unset: no limit
   std::optional<Quantity> over_quota_weight;  // unset: 1
   std::optional<Quantity> lending_limit;      // unset: lend all unused guarantee
+  // Only under nvidia.com/gpu: quotas per GPU type, names unique.
+  std::vector<GpuTypeQuota> gpu_types;
 
   Quantity guaranteedOrZero() const { return guaranteed.value_or(Quantity()); }
   Quantity weightOrOne() const { return over_quota_weight.value_or(Quantity::fromMilli(1000)); }
@@ -37,6 +49,19 @@ struct QueuePreemption {
   int32_t min_runtime_seconds = 0;
 };
 
+// What a gang that accepts several GPU types does when its preferred type has room only by
+// borrowing (beyond the queue's guarantee of that type) or only by preempting: take it, or
+// try the next type it accepts first (Kueue's flavorFungibility).
+enum class WhenCanBorrow { Borrow, TryNextType };
+enum class WhenCanPreempt { Preempt, TryNextType };
+const char* toString(WhenCanBorrow value);
+const char* toString(WhenCanPreempt value);
+
+struct GpuTypeFungibility {
+  WhenCanBorrow when_can_borrow = WhenCanBorrow::Borrow;
+  WhenCanPreempt when_can_preempt = WhenCanPreempt::TryNextType;
+};
+
 // Defaults are the CRD's and are in place right after decoding.
 struct QueueSpec {
   std::string parent;  // empty: top level
@@ -44,11 +69,18 @@ struct QueueSpec {
   int32_t priority = 0;
   std::optional<int64_t> max_wait_seconds;  // unset: never starving
   QueuePreemption preemption;
+  GpuTypeFungibility gpu_type_fungibility;
   // Which namespaces may submit to the queue: those listed, and those the selector
   // matches. Both unset: every namespace (docs/api.md says why).
   std::optional<std::vector<std::string>> namespaces;
   std::optional<LabelSelector> namespace_selector;
 
+  // The quota of every resource the scheduler sees: spec.resources, and each GPU type's
+  // quota under the resource gpu.troupe.dev/<type>.
+  std::map<std::string, QueueResourceQuota> quotasByResource() const;
+  // The field that sets the guarantee of `resource` (a key of quotasByResource()):
+  // spec.resources[cpu].guaranteed, spec.resources[nvidia.com/gpu].gpuTypes[0].guaranteed.
+  std::string guaranteedPath(const std::string& resource) const;
   // Whether no field restricts the namespaces.
   bool admitsEveryNamespace() const { return !namespaces && !namespace_selector; }
   // Whether namespace `ns`, with `labels`, may submit to the queue. With `labels` null

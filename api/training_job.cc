@@ -4,6 +4,7 @@
 
 #include "api/field_error.h"
 #include "api/gpu_fraction.h"
+#include "api/gpu_type.h"
 #include "api/json_fields.h"
 #include "api/names.h"
 #include "api/timestamp.h"
@@ -151,6 +152,7 @@ TrainingJob TrainingJob::fromJson(const json& object, std::vector<Error>& errors
         f.int32(*spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished");
     s.runtime_estimate_seconds =
         f.int64(*spec, "runtimeEstimateSeconds", "spec.runtimeEstimateSeconds");
+    s.gpu_types = f.stringList(*spec, "gpuTypes", "spec.gpuTypes");
   }
   if (const json* status = f.object(object, "status", "status")) {
     auto& st = job.status;
@@ -171,6 +173,7 @@ TrainingJob TrainingJob::fromJson(const json& object, std::vector<Error>& errors
     st.selector = f.string(*status, "selector", "status.selector").value_or("");
     if (const json* pending = f.object(*status, "pending", "status.pending"))
       st.pending = pendingFromJson(*pending, f);
+    st.gpu_type = f.string(*status, "gpuType", "status.gpuType").value_or("");
   }
   return job;
 }
@@ -191,6 +194,7 @@ json TrainingJob::toJson() const {
   if (spec.ttl_seconds_after_finished)
     s["ttlSecondsAfterFinished"] = *spec.ttl_seconds_after_finished;
   if (spec.runtime_estimate_seconds) s["runtimeEstimateSeconds"] = *spec.runtime_estimate_seconds;
+  if (!spec.gpu_types.empty()) s["gpuTypes"] = spec.gpu_types;
 
   json st = json::object();
   if (status.observed_generation != 0) st["observedGeneration"] = status.observed_generation;
@@ -208,6 +212,7 @@ json TrainingJob::toJson() const {
   setTime("completedAt", status.completed_at);
   if (!status.selector.empty()) st["selector"] = status.selector;
   if (status.pending) st["pending"] = pendingToJson(*status.pending);
+  if (!status.gpu_type.empty()) st["gpuType"] = status.gpu_type;
   return {{"apiVersion", kApiVersion},
           {"kind", kTrainingJobKind},
           {"metadata", metadata.toJson()},
@@ -274,6 +279,7 @@ std::vector<Error> TrainingJob::validate() const {
   nonNegative(spec.ttl_seconds_after_finished, "spec.ttlSecondsAfterFinished", 0, errors);
   nonNegative(spec.runtime_estimate_seconds, "spec.runtimeEstimateSeconds", 1, errors);
   if (auto requests = spec.pod_spec.requests(); !requests) errors.push_back(requests.error());
+  validateGpuTypeList(spec.gpu_types, "spec.gpuTypes", errors);
   validateConditions(status.conditions, "status.conditions", errors);
   validateTimestamp(status.queued_at, "status.queuedAt", errors);
   validateTimestamp(status.admitted_at, "status.admittedAt", errors);

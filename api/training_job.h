@@ -47,6 +47,8 @@ struct TrainingJobSpec {
   std::optional<TopologyConstraint> topology;
   std::optional<int32_t> ttl_seconds_after_finished;
   std::optional<int64_t> runtime_estimate_seconds;
+  // The GPU types the job accepts, most preferred first; empty: any (docs/gpu-types.md).
+  std::vector<std::string> gpu_types;
 
   int32_t minReplicasOrReplicas() const { return min_replicas.value_or(replicas); }
   bool isElastic() const { return minReplicasOrReplicas() < replicas; }
@@ -79,6 +81,7 @@ struct TrainingJobStatus {
   std::string queued_at, admitted_at, started_at, completed_at;  // RFC 3339
   std::string selector;  // label selector of the job's pods, for the scale subresource
   std::optional<PendingExplanation> pending;
+  std::string gpu_type;  // the GPUType the gang runs on; empty: none (no GPUs, or no types)
 };
 
 // troupe.dev/v1alpha1 TrainingJob (namespaced).

@@ -14,9 +14,11 @@ inline constexpr std::string_view kApiVersion = "troupe.dev/v1alpha1";
 inline constexpr std::string_view kTrainingJobKind = "TrainingJob";
 inline constexpr std::string_view kQueueKind = "Queue";
 inline constexpr std::string_view kPodGroupKind = "PodGroup";
+inline constexpr std::string_view kGpuTypeKind = "GPUType";
 inline constexpr std::string_view kTrainingJobResource = "trainingjobs";
 inline constexpr std::string_view kQueueResource = "queues";
 inline constexpr std::string_view kPodGroupResource = "podgroups";
+inline constexpr std::string_view kGpuTypeResource = "gputypes";
 
 // Pods with this spec.schedulerName are placed by Troupe, not by kube-scheduler.
 inline constexpr std::string_view kSchedulerName = "troupe";
@@ -33,6 +35,10 @@ inline constexpr std::string_view kGpuMilliResource = "troupe.dev/gpu-milli";
 // MIG slices as NVIDIA's device plugin advertises them (mixed strategy), e.g.
 // nvidia.com/mig-1g.10gb: extended resources, placed and counted like any other.
 inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+// The GPUs of one GPUType are, to the scheduler, the resource "gpu.troupe.dev/<type>"
+// (api/gpu_type.h): nodes of the type have as many as nvidia.com/gpu, pods placed on the
+// type ask for as many as their nvidia.com/gpu, queues give it per-type quotas.
+inline constexpr std::string_view kGpuTypeResourcePrefix = "gpu.troupe.dev";
 
 // Node labels: the topology levels gang placement packs into (spec.topology.level).
 inline constexpr std::string_view kRackLabel = "troupe.dev/rack";
@@ -56,6 +62,8 @@ inline constexpr std::string_view kGpuTopologyAnnotation = "troupe.dev/gpu-topol
 inline constexpr std::string_view kGpuFractionAnnotation = "troupe.dev/gpu-fraction";
 // Pod annotation written at binding: the GPU indices the pod got on its node, "0,1,2,3".
 inline constexpr std::string_view kGpuIndicesAnnotation = "troupe.dev/gpu-indices";
+// Pod annotation written at binding: the GPUType the pod's gang was placed on.
+inline constexpr std::string_view kGpuTypeAnnotation = "troupe.dev/gpu-type";
 
 // Pod annotations read by the simulated kubelet in standalone mode: how long the pod runs
 // (seconds, a decimal) and the exit code it ends with (0 = Succeeded, otherwise Failed).

@@ -24,7 +24,7 @@ json gpuGroups(int gpus) {
   return groups;
 }
 
-json demoNode(const std::string& name, int rack, int gpus) {
+json demoNode(const std::string& name, int rack, int racks, int gpus) {
   // Two racks share a block (a spine), as in examples/cluster.yaml.
   json node = {{"apiVersion", "v1"}, {"kind", "Node"}};
   node["metadata"] = {{"name", name},
@@ -36,7 +36,9 @@ json demoNode(const std::string& name, int rack, int gpus) {
   json capacity = {{"cpu", "96"}, {"memory", "1024Gi"}, {"pods", "110"}};
   json allocatable = {{"cpu", "94"}, {"memory", "1000Gi"}, {"pods", "110"}};
   if (gpus > 0) {
-    node["metadata"]["labels"]["nvidia.com/gpu.product"] = "H100-SXM";
+    // Two GPU types: the first half of the racks (rounded up) H100s, the rest A100s.
+    node["metadata"]["labels"]["nvidia.com/gpu.product"] =
+        rack <= (racks + 1) / 2 ? kH100Product : kA100Product;
     json groups = gpuGroups(gpus);
     // Written as examples/cluster.yaml writes it (nlohmann would sort the keys).
     node["metadata"]["annotations"]["troupe.dev/gpu-topology"] =
@@ -71,7 +73,8 @@ Result<std::vector<nlohmann::json>> demoClusterNodes(const DemoClusterShape& sha
     const int rack = static_cast<int>(static_cast<long long>(i) * shape.racks / shape.nodes) + 1;
     slot = rack == previous_rack ? slot + 1 : 1;
     previous_rack = rack;
-    nodes.push_back(demoNode(fmt::format("gpu-r{}-n{}", rack, slot), rack, shape.gpus_per_node));
+    nodes.push_back(
+        demoNode(fmt::format("gpu-r{}-n{}", rack, slot), rack, shape.racks, shape.gpus_per_node));
   }
   return nodes;
 }

@@ -10,8 +10,13 @@
 // nodes of `gpus_per_node` GPUs spread over `racks` racks, two racks to a block, each
 // node's GPUs in two NVLink islands (one per NUMA node) when their number is even. The
 // default, 4 racks x 4 nodes x 8 GPUs, is examples/cluster.yaml node for node (a test
-// keeps them equal), so the file documents what the binary makes.
+// keeps them equal), so the file documents what the binary makes. The GPUs are of two
+// types, as NVIDIA's GPU feature discovery labels them (nvidia.com/gpu.product): H100s in
+// the first half of the racks (rounded up), A100s in the rest (examples/03-gpu-types.yaml).
 namespace troupe::kubelet {
+
+inline constexpr const char* kH100Product = "NVIDIA-H100-80GB-HBM3";
+inline constexpr const char* kA100Product = "NVIDIA-A100-SXM4-80GB";
 
 struct DemoClusterShape {
   int nodes = 16;

@@ -130,23 +130,7 @@ PodSpec PodSpec::fromJson(const json& spec, const std::string& path, std::vector
       f.string(spec, "priorityClassName", path + ".priorityClassName").value_or("");
   out.priority = f.int32(spec, "priority", path + ".priority");
   out.restart_policy = f.string(spec, "restartPolicy", path + ".restartPolicy").value_or("");
-  if (const json* tols = f.array(spec, "tolerations", path + ".tolerations")) {
-    for (size_t i = 0; i < tols->size(); ++i) {
-      const json& t = (*tols)[i];
-      std::string p = indexPath(path + ".tolerations", i);
-      if (!t.is_object()) {
-        f.typeError(p, t, "object");
-        continue;
-      }
-      Toleration tol;
-      tol.key = f.string(t, "key", p + ".key").value_or("");
-      tol.operator_ = f.string(t, "operator", p + ".operator").value_or("Equal");
-      tol.value = f.string(t, "value", p + ".value").value_or("");
-      tol.effect = f.string(t, "effect", p + ".effect").value_or("");
-      tol.toleration_seconds = f.int64(t, "tolerationSeconds", p + ".tolerationSeconds");
-      out.tolerations.push_back(std::move(tol));
-    }
-  }
+  out.tolerations = tolerationsFromJson(spec, path + ".tolerations", errors);
   std::string affinity_path = path + ".affinity.nodeAffinity";
   if (const json* affinity = f.object(spec, "affinity", path + ".affinity")) {
     if (const json* node = f.object(*affinity, "nodeAffinity", affinity_path)) {
@@ -336,6 +320,54 @@ void validateResources(const Container& c, const std::string& path, std::vector<
 
 }  // namespace
 
+std::vector<Toleration> tolerationsFromJson(const json& parent, const std::string& path,
+                                            std::vector<Error>& errors) {
+  JsonFields f(errors);
+  std::vector<Toleration> out;
+  const json* tols = f.array(parent, "tolerations", path);
+  if (tols == nullptr) return out;
+  for (size_t i = 0; i < tols->size(); ++i) {
+    const json& t = (*tols)[i];
+    std::string p = indexPath(path, i);
+    if (!t.is_object()) {
+      f.typeError(p, t, "object");
+      continue;
+    }
+    Toleration tol;
+    tol.key = f.string(t, "key", p + ".key").value_or("");
+    tol.operator_ = f.string(t, "operator", p + ".operator").value_or("Equal");
+    tol.value = f.string(t, "value", p + ".value").value_or("");
+    tol.effect = f.string(t, "effect", p + ".effect").value_or("");
+    tol.toleration_seconds = f.int64(t, "tolerationSeconds", p + ".tolerationSeconds");
+    out.push_back(std::move(tol));
+  }
+  return out;
+}
+
+json tolerationToJson(const Toleration& t) {
+  json out = json::object();
+  if (!t.key.empty()) out["key"] = t.key;
+  out["operator"] = t.operator_;
+  if (!t.value.empty()) out["value"] = t.value;
+  if (!t.effect.empty()) out["effect"] = t.effect;
+  if (t.toleration_seconds) out["tolerationSeconds"] = *t.toleration_seconds;
+  return out;
+}
+
+void validateTolerations(const std::vector<Toleration>& tolerations, const std::string& path,
+                         std::vector<Error>& errors) {
+  for (size_t i = 0; i < tolerations.size(); ++i) {
+    const auto& t = tolerations[i];
+    std::string p = indexPath(path, i);
+    if (t.operator_ != "Equal" && t.operator_ != "Exists")
+      errors.push_back(notSupported(p + ".operator", t.operator_, {"Equal", "Exists"}));
+    if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" &&
+        t.effect != "NoExecute")
+      errors.push_back(
+          notSupported(p + ".effect", t.effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"}));
+  }
+}
+
 void validatePodSpec(const PodSpec& spec, const std::string& path, std::vector<Error>& errors) {
   if (spec.containers.empty()) errors.push_back(required(path + ".containers"));
   auto check = [&](const std::vector<Container>& list, const std::string& list_path) {
@@ -359,16 +391,7 @@ void validatePodSpec(const PodSpec& spec, const std::string& path, std::vector<E
     if (q.isNegative())
       errors.push_back(invalid(p, q.toString(), "must be greater than or equal to 0"));
   }
-  for (size_t i = 0; i < spec.tolerations.size(); ++i) {
-    const auto& t = spec.tolerations[i];
-    std::string p = indexPath(path + ".tolerations", i);
-    if (t.operator_ != "Equal" && t.operator_ != "Exists")
-      errors.push_back(notSupported(p + ".operator", t.operator_, {"Equal", "Exists"}));
-    if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" &&
-        t.effect != "NoExecute")
-      errors.push_back(
-          notSupported(p + ".effect", t.effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"}));
-  }
+  validateTolerations(spec.tolerations, path + ".tolerations", errors);
 }
 
 Pod Pod::fromJson(const json& pod, std::vector<Error>& errors) {

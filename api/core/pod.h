@@ -41,6 +41,14 @@ struct Toleration {
   bool tolerates(const Taint& taint) const;
 };
 
+// The tolerations at `path` of `parent` (a pod spec's, a GPUType's "spec.tolerations"), type
+// errors appended; their JSON; and the rules kube-apiserver checks of them.
+std::vector<Toleration> tolerationsFromJson(const nlohmann::json& parent, const std::string& path,
+                                            std::vector<Error>& errors);
+nlohmann::json tolerationToJson(const Toleration& toleration);
+void validateTolerations(const std::vector<Toleration>& tolerations, const std::string& path,
+                         std::vector<Error>& errors);
+
 // One requirement of a node selector term: key In/NotIn/Exists/DoesNotExist/Gt/Lt values.
 struct NodeSelectorRequirement {
   std::string key;

@@ -8,7 +8,7 @@ bool allowed(const Identity& identity, const Attributes& a) {
   bool read = a.verb == "get" || a.verb == "list" || a.verb == "watch";
   if (a.group == "troupe.dev") {
     if (a.resource == "trainingjobs" || a.resource == "podgroups") return a.ns == identity.ns;
-    if (a.resource == "queues") return read;
+    if (a.resource == "queues" || a.resource == "gputypes") return read;
     return false;
   }
   if (a.group.empty() && a.resource == "namespaces" && a.subresource.empty())

@@ -139,6 +139,29 @@ TEST_CASE("a queue write that breaks the tree is refused, a missing parent is no
         "Invalid value: \"loop\": a queue cannot be its own parent");
 }
 
+TEST_CASE("per GPU type, children are guaranteed at most their parent's",
+          "[admission][gpu-types]") {
+  FakeCluster cluster;
+  // org: 32 GPUs, 16 of them H100s; team-a already guaranteed 12 H100s of its 16 GPUs.
+  auto typed = [](const std::string& name, const std::string& parent, int gpus, int h100) {
+    std::string yaml =
+        "apiVersion: troupe.dev/v1alpha1\nkind: Queue\nmetadata: {name: " + name +
+        "}\nspec:\n  resources:\n    nvidia.com/gpu:\n      guaranteed: " + std::to_string(gpus) +
+        "\n      gpuTypes: [{name: h100, guaranteed: " + std::to_string(h100) + "}]\n";
+    if (!parent.empty()) yaml += "  parent: " + parent + "\n";
+    return manifest(yaml);
+  };
+  cluster.addQueue(typed("org", "", 32, 16).dump(), "2026-01-01T00:00:00Z");
+  cluster.addQueue(typed("team-a", "org", 16, 12).dump(), "2026-01-01T00:00:01Z");
+  // 12 + 8 = 20 H100s of org's 16, though 16 + 8 = 24 GPUs of its 32 fit.
+  auto over = create("Queue", "", typed("team-b", "org", 8, 8), cluster);
+  REQUIRE_FALSE(over.allowed());
+  CHECK(over.errors[0].describe() ==
+        "spec.resources[nvidia.com/gpu].gpuTypes[0].guaranteed: Invalid value: \"8\": the "
+        "guarantees of org's children would add up to 20 gpu.troupe.dev/h100, more than org's 16");
+  CHECK(create("Queue", "", typed("team-b", "org", 8, 4), cluster).allowed());  // 16: fits
+}
+
 TEST_CASE("the queue of a job cannot change", "[admission][immutable]") {
   auto cluster = twoTeams();
   json old_job = job("team-a", "team-a");

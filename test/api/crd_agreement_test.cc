@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "api/gpu_type.h"
 #include "api/pod_group.h"
 #include "api/queue.h"
 #include "api/training_job.h"
@@ -176,6 +177,11 @@ TEST_CASE("TrainingJob: C++ validation and the CRD schema agree", "[api][crd-agr
        {{"/spec/queue", "team-b"}},
        "spec.queue",
        {{"/spec/queue", "team-a"}}},
+      {"H100s preferred, A100s taken", {{"/spec/gpuTypes", {"h100", "a100"}}}, ""},
+      {"a GPU type twice", {{"/spec/gpuTypes", {"h100", "h100"}}}, "spec.gpuTypes[1]"},
+      {"a GPU type in capitals", {{"/spec/gpuTypes", {"H100"}}}, "spec.gpuTypes[0]"},
+      {"GPU types as one string", {{"/spec/gpuTypes", "h100"}}, "spec.gpuTypes"},
+      {"the type the gang got", {{"/status/gpuType", "h100"}}, ""},
   };
   runTable<TrainingJob>("trainingjobs.troupe.dev.yaml", kJob, cases);
 }
@@ -236,6 +242,24 @@ TEST_CASE("Queue: C++ validation and the CRD schema agree", "[api][crd-agreement
        {{"/spec/preemption", {{"minRuntimeSeconds", -1}}}},
        "spec.preemption.minRuntimeSeconds"},
       {"a running count as a string", {{"/status/running", "two"}}, "status.running"},
+      {"quotas per GPU type",
+       {{"/spec/resources/nvidia.com~1gpu/gpuTypes",
+         {{{"name", "h100"}, {"guaranteed", 16}, {"limit", "32"}, {"lendingLimit", 8}},
+          {{"name", "a100"}}}},
+        {"/spec/gpuTypeFungibility", {{"whenCanBorrow", "TryNextType"}}}},
+       ""},
+      {"a per-type quota without a name",
+       {{"/spec/resources/nvidia.com~1gpu/gpuTypes", {{{"guaranteed", 4}}}}},
+       "spec.resources.nvidia.com/gpu.gpuTypes[0].name"},
+      {"a negative per-type limit",
+       {{"/spec/resources/nvidia.com~1gpu/gpuTypes", {{{"name", "h100"}, {"limit", "-1"}}}}},
+       "spec.resources.nvidia.com/gpu.gpuTypes[0].limit"},
+      {"a per-type quota in capitals",
+       {{"/spec/resources/nvidia.com~1gpu/gpuTypes", {{{"name", "H100"}}}}},
+       "spec.resources.nvidia.com/gpu.gpuTypes[0].name"},
+      {"an unknown preemption fungibility",
+       {{"/spec/gpuTypeFungibility", {{"whenCanPreempt", "Always"}}}},
+       "spec.gpuTypeFungibility.whenCanPreempt"},
   };
   runTable<Queue>("queues.troupe.dev.yaml", kQueue, cases);
 }
@@ -268,8 +292,39 @@ TEST_CASE("PodGroup: C++ validation and the CRD schema agree", "[api][crd-agreem
        {{"/spec/queue", "team-a"}},
        "spec.queue",
        {{"/spec/queue", "team-b"}}},
+      {"A100s only", {{"/spec/gpuTypes", {"a100"}}, {"/status/gpuType", "a100"}}, ""},
+      {"a GPU type twice", {{"/spec/gpuTypes", {"a100", "a100"}}}, "spec.gpuTypes[1]"},
   };
   runTable<PodGroup>("podgroups.troupe.dev.yaml", kPodGroup, cases);
+}
+
+const json kGpuType = {
+    {"apiVersion", "troupe.dev/v1alpha1"},
+    {"kind", "GPUType"},
+    {"metadata", {{"name", "h100"}}},
+    {"spec", {{"nodeLabels", {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}}}}};
+
+TEST_CASE("GPUType: C++ validation and the CRD schema agree", "[api][crd-agreement]") {
+  std::vector<Case> cases = {
+      {"H100 nodes by their product label", {}, ""},
+      {"a toleration for the nodes' taint",
+       {{"/spec/tolerations",
+         {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}},
+       ""},
+      {"no spec", {{"/spec", nullptr}}, "spec"},
+      {"no node labels", {{"/spec/nodeLabels", nullptr}}, "spec.nodeLabels"},
+      {"empty node labels", {{"/spec/nodeLabels", json::object()}}, "spec.nodeLabels"},
+      {"a label value that is a number",
+       {{"/spec/nodeLabels", {{"gpu", 100}}}},
+       "spec.nodeLabels.gpu"},
+      {"an unknown toleration operator",
+       {{"/spec/tolerations", {{{"key", "k"}, {"operator", "Near"}}}}},
+       "spec.tolerations[0].operator"},
+      {"an unknown taint effect",
+       {{"/spec/tolerations", {{{"key", "k"}, {"effect", "Sometimes"}}}}},
+       "spec.tolerations[0].effect"},
+  };
+  runTable<GpuType>("gputypes.troupe.dev.yaml", kGpuType, cases);
 }
 
 }  // namespace

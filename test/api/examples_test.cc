@@ -6,6 +6,7 @@
 #include "api/core/node.h"
 #include "api/core/pod.h"
 #include "api/core/priority_class.h"
+#include "api/gpu_type.h"
 #include "api/names.h"
 #include "api/pod_group.h"
 #include "api/queue.h"
@@ -16,7 +17,7 @@
 
 // Every manifest in examples/ (the files `kubectl apply -f examples/` reads) decodes,
 // validates with api/ and with the CRD schemas, and refers only to things the examples
-// create: namespaces, queues, priority classes, pod groups.
+// create: namespaces, queues, priority classes, pod groups, GPU types.
 namespace troupe::api {
 namespace {
 
@@ -65,8 +66,11 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
   auto job_schema = testing::crdSchema("trainingjobs.troupe.dev.yaml");
   auto queue_schema = testing::crdSchema("queues.troupe.dev.yaml");
   auto group_schema = testing::crdSchema("podgroups.troupe.dev.yaml");
+  auto gpu_type_schema = testing::crdSchema("gputypes.troupe.dev.yaml");
 
-  std::set<std::string> namespaces, queues, priority_classes, pod_groups;
+  std::set<std::string> namespaces, queues, priority_classes, pod_groups, gpu_types;
+  std::vector<GpuType> gpu_type_objects;
+  std::vector<std::map<std::string, std::string>> node_labels;
   std::vector<std::string> queue_parents;
   struct Reference {
     std::string file, what, name;
@@ -95,16 +99,25 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
     if (kind == "PriorityClass") {
       auto pc = core::PriorityClass::fromJson(doc.object, errors);
       priority_classes.insert(pc.metadata.name);
+    } else if (kind == "GPUType") {
+      auto t = checkTroupeKind<GpuType>(doc, gpu_type_schema);
+      gpu_types.insert(t.metadata.name);
+      gpu_type_objects.push_back(t);
     } else if (kind == "Queue") {
       auto q = checkTroupeKind<Queue>(doc, queue_schema);
       queues.insert(q.metadata.name);
       if (!q.spec.parent.empty()) references.push_back({doc.file, "queue", q.spec.parent});
+      if (auto gpu = q.spec.resources.find(std::string(kGpuResource));
+          gpu != q.spec.resources.end())
+        for (const auto& t : gpu->second.gpu_types)
+          references.push_back({doc.file, "GPU type", t.name});
     } else if (kind == "TrainingJob") {
       auto job = checkTroupeKind<TrainingJob>(doc, job_schema);
       CHECK_FALSE(ns.empty());
       references.push_back({doc.file, "queue", job.spec.queue});
       if (!job.spec.priority_class_name.empty())
         references.push_back({doc.file, "priority class", job.spec.priority_class_name});
+      for (const auto& t : job.spec.gpu_types) references.push_back({doc.file, "GPU type", t});
       // Jobs finish in the simulated cluster.
       CHECK(job.spec.template_annotations.count(std::string(kSimDurationAnnotation)) == 1);
     } else if (kind == "PodGroup") {
@@ -135,6 +148,7 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
       CHECK_FALSE(rack.empty());
       CHECK_FALSE(node.label(std::string(kBlockLabel)).empty());
       CHECK(node.allocatable.count(std::string(kGpuResource)) == 1);
+      node_labels.push_back(node.metadata.labels);
       gpus_by_rack[rack][node.metadata.name] =
           static_cast<int>(node.allocatable[std::string(kGpuResource)].value());
       CHECK_FALSE(doc.object["status"].contains("conditions"));
@@ -149,6 +163,7 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
     const std::set<std::string>& known = ref.what == "namespace"        ? namespaces
                                          : ref.what == "queue"          ? queues
                                          : ref.what == "priority class" ? priority_classes
+                                         : ref.what == "GPU type"       ? gpu_types
                                                                         : pod_groups;
     CHECK(known.count(ref.name) == 1);
   }
@@ -160,6 +175,13 @@ TEST_CASE("every example decodes, validates and refers to things the examples cr
     for (const auto& [node, gpus] : nodes) CHECK(gpus == 8);
   }
   CHECK(queues == std::set<std::string>{"org", "team-a", "team-b"});
+  // Two GPU types, 8 nodes each, every node of exactly one.
+  CHECK(gpu_types == std::set<std::string>{"a100", "h100"});
+  for (const auto& type : gpu_type_objects) {
+    int nodes = 0;
+    for (const auto& labels : node_labels) nodes += type.spec.matches(labels) ? 1 : 0;
+    CHECK(nodes == 8);
+  }
 }
 
 }  // namespace

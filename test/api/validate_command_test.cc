@@ -24,7 +24,7 @@ TEST_CASE("troupe validate accepts every example, one line per object", "[api][v
              Catch::Contains("trainingjob.troupe.dev/llama-pretrain (ns team-a): valid\n"));
   CHECK_THAT(run.output, Catch::Contains("queue.troupe.dev/org: valid\n"));
   CHECK_THAT(run.output, Catch::Contains("node/gpu-r4-n4: valid\n"));
-  CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 32);  // 32 objects
+  CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 34);  // 34 objects
 }
 
 TEST_CASE("troupe validate prints the apiserver's words for an invalid object and exits 1",

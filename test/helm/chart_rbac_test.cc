@@ -139,11 +139,13 @@ TEST_CASE("users get TrainingJobs and PodGroups through the built-in edit and vi
                                   {"troupe.dev/podgroups", write},
                                   {"troupe.dev/trainingjobs/scale", {"get", "update", "patch"}},
                                   {"troupe.dev/queues", {"get", "list", "watch"}},
+                                  {"troupe.dev/gputypes", {"get", "list", "watch"}},
                               }));
   checkGrants(grantsOf(view), expand({
                                   {"troupe.dev/trainingjobs", {"get", "list", "watch"}},
                                   {"troupe.dev/podgroups", {"get", "list", "watch"}},
                                   {"troupe.dev/queues", {"get", "list", "watch"}},
+                                  {"troupe.dev/gputypes", {"get", "list", "watch"}},
                                   {"troupe.dev/trainingjobs/status", {"get"}},
                                   {"troupe.dev/podgroups/status", {"get"}},
                                   {"troupe.dev/queues/status", {"get"}},

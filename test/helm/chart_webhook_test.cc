@@ -44,7 +44,7 @@ TEST_CASE("the webhook configuration sends Troupe's kinds and pods naming a queu
   CHECK(troupe_rule["apiGroups"].as<std::vector<std::string>>() ==
         std::vector<std::string>{"troupe.dev"});
   CHECK(troupe_rule["resources"].as<std::vector<std::string>>() ==
-        std::vector<std::string>{"trainingjobs", "podgroups", "queues"});
+        std::vector<std::string>{"trainingjobs", "podgroups", "queues", "gputypes"});
   CHECK(troupe_rule["operations"].as<std::vector<std::string>>() ==
         std::vector<std::string>{"CREATE", "UPDATE"});
   auto pod_rule = webhooks[1]["rules"][0];

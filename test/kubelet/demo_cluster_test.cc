@@ -8,6 +8,8 @@
 
 using troupe::kubelet::demoClusterNodes;
 using troupe::kubelet::DemoClusterShape;
+using troupe::kubelet::kA100Product;
+using troupe::kubelet::kH100Product;
 
 namespace {
 
@@ -62,6 +64,31 @@ TEST_CASE("the built-in cluster spreads nodes over racks as evenly as they go",
         CHECK((*nodes)[i]["metadata"]["labels"]["troupe.dev/rack"] == tc.want_racks[i]);
       CHECK(nodes->front()["metadata"]["name"] == tc.want_names.front());
       CHECK(nodes->back()["metadata"]["name"] == tc.want_names.back());
+    }
+  }
+}
+
+TEST_CASE("the built-in cluster's first half of racks has H100s, the rest A100s",
+          "[kubelet][demo-cluster]") {
+  struct Case {
+    std::string name;
+    DemoClusterShape shape;
+    std::vector<std::string> want_products;  // each node's nvidia.com/gpu.product
+  };
+  const std::string h100 = kH100Product, a100 = kA100Product;
+  std::vector<Case> cases = {
+      {"two racks: one of each", {4, 8, 2}, {h100, h100, a100, a100}},
+      // Three racks: the first two (3 / 2, rounded up) are H100s.
+      {"three racks: two of H100s", {3, 8, 3}, {h100, h100, a100}},
+      {"one rack: all H100s", {2, 8, 1}, {h100, h100}},
+  };
+  for (const auto& tc : cases) {
+    DYNAMIC_SECTION(tc.name) {
+      auto nodes = demoClusterNodes(tc.shape);
+      REQUIRE(nodes);
+      REQUIRE(nodes->size() == tc.want_products.size());
+      for (std::size_t i = 0; i < nodes->size(); ++i)
+        CHECK((*nodes)[i]["metadata"]["labels"]["nvidia.com/gpu.product"] == tc.want_products[i]);
     }
   }
 }

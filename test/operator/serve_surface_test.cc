@@ -41,6 +41,7 @@ TEST_CASE("troupe serve started outside the sources has its CRDs and the built-i
   REQUIRE(serve.start());
   auto crds = serve.kubectl("get crd -o name");
   CHECK(crds.output ==
+        "customresourcedefinition.apiextensions.k8s.io/gputypes.troupe.dev\n"
         "customresourcedefinition.apiextensions.k8s.io/podgroups.troupe.dev\n"
         "customresourcedefinition.apiextensions.k8s.io/queues.troupe.dev\n"
         "customresourcedefinition.apiextensions.k8s.io/trainingjobs.troupe.dev\n");
