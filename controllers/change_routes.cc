@@ -82,6 +82,7 @@ void routeChanges(InformerCaches& caches, kube::WorkQueue& queue, CycleRequest& 
                                },
                                ask});
   caches.priorityClasses().addHandlers(onEveryChange(ask));
+  caches.gpuTypes().addHandlers(onEveryChange(ask));
   // A namespace's labels decide which queues admit its gangs (a Queue's namespaceSelector).
   caches.namespaces().addHandlers({ask,
                                    [&cycle](const ObjectPtr& o, const ObjectPtr& n) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "api/gpu_type.h"
 #include "api/quantity.h"
 #include "api/well_known.h"
 #include "common/check.h"
@@ -43,6 +44,42 @@ std::int32_t priorityOf(const std::string& cls, std::span<const MemberPod> pods,
   }
   if (from_pods) return *from_pods;
   return global_default.value_or(0);
+}
+
+}  // namespace
+
+namespace {
+
+// The GPU type gang `spec` is placed on, its pod sets made for that type: for a running
+// gang the type of the node its first bound pod is on, for a pending one the first of
+// gpuTypeVariants, the type it prefers. Empty: the gang is placed without GPU types (it
+// asks for no GPU, or the cluster has none and it names none).
+//
+// The one place a gang's GPU types become its pod sets: the engine's alternatives
+// (a GangSpec with one variant per accepted type) are made here from every variant.
+Result<std::string> placeOnGpuType(queueing::GangSpec& spec, const queueing::RunningGang& running,
+                                   const PodGroupFacts& group, const GpuTypes& types,
+                                   const std::vector<queueing::NodeSpec>& nodes,
+                                   queueing::ResourceNames& names) {
+  if (types.empty() && group.gpu_types.empty()) return std::string();
+  if (!running.pods.empty()) {
+    const std::string& node_name = running.pods.front().node;
+    auto node = std::lower_bound(
+        nodes.begin(), nodes.end(), node_name,
+        [](const queueing::NodeSpec& n, const std::string& name) { return n.name < name; });
+    if (node == nodes.end() || node->name != node_name) return std::string();
+    const GpuTypeFacts* type = types.ofNode(node->labels);
+    if (type == nullptr) return std::string();
+    auto sets = onGpuType(spec.pod_sets, *type, names);
+    if (!sets) return sets.error();
+    spec.pod_sets = std::move(*sets);
+    return type->name;
+  }
+  auto variants = gpuTypeVariants(spec.pod_sets, group.gpu_types, types, names);
+  if (!variants) return variants.error();
+  if (variants->empty()) return std::string();
+  spec.pod_sets = std::move(variants->front().pod_sets);
+  return variants->front().type;
 }
 
 }  // namespace
@@ -103,6 +140,13 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     if (boolAt(pc, "/globalDefault", false)) global_default = value;
   }
 
+  // GPU types: which nodes have which GPUs.
+  std::vector<std::pair<std::string, Error>> type_problems;
+  out.gpu_types = GpuTypes::read(objects.gpu_types, type_problems);
+  for (auto& [name, error] : type_problems)
+    out.problems.push_back({"GPUType", name, std::move(error)});
+  const GpuTypes& gpu_types = out.gpu_types;
+
   // Queues: those that cannot take jobs are left out, and only they.
   out.admissibility = std::make_shared<const GangAdmissibility>(objects.queues, objects.namespaces);
   const auto& unusable = out.admissibility->forest().problems();
@@ -131,6 +175,16 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       if (quota.contains("guaranteed")) guaranteed[r] = quota["guaranteed"];
       if (quota.contains("limit")) limit[r] = quota["limit"];
       if (quota.contains("lendingLimit")) lending[r] = quota["lendingLimit"];
+      // A GPU type's quota is the quota of its resource (controllers/gpu_types.h).
+      if (r == api::kGpuResource && quota.contains("gpuTypes") && quota["gpuTypes"].is_array()) {
+        for (const auto& type : quota["gpuTypes"]) {
+          if (!type.is_object() || !type.contains("name") || !type["name"].is_string()) continue;
+          const std::string typed = api::gpuTypeResource(type["name"].get<std::string>());
+          if (type.contains("guaranteed")) guaranteed[typed] = type["guaranteed"];
+          if (type.contains("limit")) limit[typed] = type["limit"];
+          if (type.contains("lendingLimit")) lending[typed] = type["lendingLimit"];
+        }
+      }
       if (quota.contains("overQuotaWeight") && (!weight || r == api::kGpuResource)) {
         auto w = api::Quantity::fromJson(quota["overQuotaWeight"]);
         if (w) weight = w->value();
@@ -279,6 +333,10 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       spec = node.spec;
     }
     spec.allocatable = *allocatable;
+    if (const GpuTypeFacts* type = gpu_types.ofNode(spec.labels)) {
+      const std::size_t slot = names.slotFor(api::gpuTypeResource(type->name));
+      if (slot < queueing::kMaxResources) spec.allocatable[slot] = spec.allocatable[queueing::kGpu];
+    }
     spec.held_gpus.clear();
     if (auto it = held_outside.find(spec.name); it != held_outside.end()) holdOn(spec, it->second);
     node_names.push_back(node.spec.name);
@@ -296,7 +354,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
   const bool gangs_recyclable =
       spare && options.facts && spare->pod_reads + 1 == facts.pods.reads() &&
       spare->priority_classes == classes && spare->default_priority == global_default &&
-      spare->snapshot.now <= options.now;
+      spare->gpu_types == gpu_types && spare->snapshot.now <= options.now;
   // The nodes' names are those of the recycled snapshot when every node was moved from it.
   const bool same_nodes =
       spare && nodes_moved == spare_nodes.size() && nodes_moved == out.snapshot.nodes.size();
@@ -457,7 +515,21 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     }
     std::int32_t total = 0;
     for (const auto& s : spec.pod_sets) total += s.count;
+    // GPU types: a running gang stays on the type of its nodes; a pending one goes to the
+    // engine placed on the type it prefers.
+    if (auto typed = placeOnGpuType(spec, running, group, gpu_types, out.snapshot.nodes, names);
+        !typed) {
+      out.problems.push_back({"PodGroup", gang.key, typed.error()});
+      for (const MemberPod member : pods)
+        if (!(*member)->node.empty()) left_out.push_back(member->get());
+      continue;
+    } else {
+      gang.gpu_type = std::move(*typed);
+    }
     if (!running.pods.empty()) {
+      gang.bound_requests = ResourceVector();
+      for (const auto& pp : running.pods)
+        gang.bound_requests += spec.pod_sets[static_cast<std::size_t>(pp.pod_set)].shape->requests;
       for (std::size_t s = 0; s < spec.pod_sets.size(); ++s) {
         auto& ps = spec.pod_sets[s];
         std::int32_t placed = 0;

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "controllers/gang_admissibility.h"
+#include "controllers/gpu_types.h"
 #include "controllers/lone_pod_groups.h"
 #include "controllers/object_facts.h"
 #include "controllers/object_list.h"
@@ -28,6 +29,7 @@ struct ApiObjects {
   ObjectList pod_groups;
   ObjectList priority_classes;
   ObjectList namespaces;  // their labels: which queues admit them
+  ObjectList gpu_types;   // which nodes have which GPUs (controllers/gpu_types.h)
 };
 
 // One pod of a gang as the scheduler loop needs it: the facts read from the pod (shared
@@ -64,6 +66,9 @@ struct Gang {
   queueing::ResourceVector bound_requests;     // what its bound pods hold
   std::int32_t terminating = 0;                // bound pods being deleted
   std::shared_ptr<const PodGroupFacts> group;  // the facts of the PodGroup it was built from
+  // The GPUType it runs on (its bound pods' nodes' type) or, pending, the one it was
+  // submitted to the engine for; empty: placed without GPU types.
+  std::string gpu_type;
 };
 
 // An object the snapshot leaves out, and why.
@@ -80,6 +85,8 @@ struct ClusterSnapshot {
   // every cycle; an engine kept across cycles keeps the start it already holds.
   std::vector<bool> running_started;
   queueing::ResourceNames names;
+  // The GPU types the snapshot was built with (controllers/gpu_types.h).
+  GpuTypes gpu_types;
   std::map<std::string, Gang> gangs;  // by key
   // The gangs with a bound pod being deleted, by key: the pods that still hold capacity
   // although they are leaving.

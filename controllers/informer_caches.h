@@ -30,6 +30,8 @@ class InformerCaches {
   kube::Informer& services() { return services_; }
   // Their labels decide which queues admit a namespace's gangs (a Queue's namespaceSelector).
   kube::Informer& namespaces() { return namespaces_; }
+  // Which nodes have which GPUs (docs/gpu-types.md).
+  kube::Informer& gpuTypes() { return gpu_types_; }
 
   // The pods labelled for the TrainingJob "namespace/name", and those of the PodGroup
   // "namespace/name" (its own pods, or a lone pod's, controllers/lone_pod.h).
@@ -56,6 +58,7 @@ class InformerCaches {
   kube::Informer priority_classes_;
   kube::Informer services_;
   kube::Informer namespaces_;
+  kube::Informer gpu_types_;
 };
 
 }  // namespace troupe::controllers

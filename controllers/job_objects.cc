@@ -58,6 +58,9 @@ Json renderPodGroup(const Json& job, std::int64_t submitted_at) {
           {"spec", {{"minMember", minReplicasOf(job)}, {"queue", stringAt(job, "/spec/queue")}}}};
   auto pc = stringAt(job, "/spec/priorityClassName");
   if (!pc.empty()) pg["spec"]["priorityClassName"] = pc;
+  if (const Json types = job.value(Json::json_pointer("/spec/gpuTypes"), Json());
+      types.is_array() && !types.empty())
+    pg["spec"]["gpuTypes"] = types;
   Json annotations{{std::string(kSubmittedAtAnnotation), std::to_string(submitted_at)}};
   if (!boolAt(job, "/spec/preemptible", true))
     annotations[std::string(kPreemptibleAnnotation)] = "false";

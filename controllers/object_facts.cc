@@ -267,6 +267,9 @@ PodGroupFacts readPodGroupFacts(const Json& group) {
   out.topology_required = stringField(annotations, kTopologyModeAnnotation) == "Required";
   const auto estimate = stringField(annotations, kRuntimeEstimateAnnotation);
   if (!estimate.empty()) out.runtime_estimate = std::atoll(estimate.c_str());
+  if (const Json& types = field(spec, "gpuTypes"); types.is_array())
+    for (const auto& t : types)
+      if (t.is_string()) out.gpu_types.push_back(t.get<std::string>());
   return out;
 }
 

@@ -88,6 +88,8 @@ struct PodGroupFacts {
   std::string topology_level;
   bool topology_required = false;
   std::optional<std::int64_t> runtime_estimate;
+  // spec.gpuTypes: the GPU types the gang accepts, most preferred first; empty: any.
+  std::vector<std::string> gpu_types;
 };
 
 PodGroupFacts readPodGroupFacts(const nlohmann::json& group);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/phases.h"
+#include "api/well_known.h"
 #include "common/check.h"
 #include "controllers/conditions.h"
 #include "controllers/first_status.h"
@@ -15,10 +16,12 @@ nlohmann::json computePodGroupStatus(const nlohmann::json& pg, const ObjectList&
   nlohmann::json status = pg.value("status", nlohmann::json::object());
   const auto generation = intAt(pg, "/metadata/generation", 0);
   std::int32_t scheduled = 0, running = 0, succeeded = 0, failed = 0, holding = 0;
+  std::string gpu_type;  // the type its bound pods were placed on (one type a gang)
   for (const auto& p : pods) {
     auto phase = stringAt(p, "/status/phase");
     bool bound = !stringAt(p, "/spec/nodeName").empty();
     if (bound) ++scheduled;
+    if (bound && gpu_type.empty()) gpu_type = annotation(p, api::kGpuTypeAnnotation);
     if (phase == "Running") ++running;
     if (phase == "Succeeded") ++succeeded;
     if (phase == "Failed") ++failed;
@@ -29,6 +32,7 @@ nlohmann::json computePodGroupStatus(const nlohmann::json& pg, const ObjectList&
   status["succeeded"] = succeeded;
   status["failed"] = failed;
   status["observedGeneration"] = generation;
+  if (!gpu_type.empty()) status["gpuType"] = gpu_type;
   const std::string old_phase = status.value("phase", "");
   if (old_phase == "Succeeded" || old_phase == "Failed") return status;
   const auto min_member = intAt(pg, "/spec/minMember", 1);

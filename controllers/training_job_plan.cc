@@ -281,11 +281,14 @@ TrainingJobPlan planTrainingJob(const TrainingJobInputs& in) {
           {namespaceOf(p), nameOf(p), stringAt(p, "/metadata/uid"), key, "ScaledDown"});
   }
   std::int32_t bound = 0, running = 0;
+  std::string gpu_type;  // the GPUType its bound pods were placed on (one type a gang)
   for (const auto& p : in.pods) {
     if (!podLive(p) || !podBound(p) || isDeleting(p) || indexOf(p) >= replicas) continue;
     ++bound;
     if (podRunning(p)) ++running;
+    if (gpu_type.empty()) gpu_type = annotation(p, api::kGpuTypeAnnotation);
   }
+  if (!gpu_type.empty()) status["gpuType"] = gpu_type;
   status["replicas"] = bound;
   status["readyReplicas"] = running;
   const Json pg_status = in.pod_group ? in.pod_group->value("status", Json::object()) : Json();
