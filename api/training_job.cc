@@ -48,6 +48,7 @@ PendingExplanation pendingFromJson(const json& p, JsonFields& f) {
   out.reason = f.string(p, "reason", "status.pending.reason").value_or("");
   out.message = f.string(p, "message", "status.pending.message").value_or("");
   out.queue = f.string(p, "queue", "status.pending.queue").value_or("");
+  out.gpu_type = f.string(p, "gpuType", "status.pending.gpuType").value_or("");
   out.request = f.resourceMap(p, "request", "status.pending.request", kIntOrString);
   out.guaranteed = f.resourceMap(p, "guaranteed", "status.pending.guaranteed", kIntOrString);
   out.allocated = f.resourceMap(p, "allocated", "status.pending.allocated", kIntOrString);
@@ -61,6 +62,7 @@ json pendingToJson(const PendingExplanation& p) {
   if (!p.reason.empty()) out["reason"] = p.reason;
   if (!p.message.empty()) out["message"] = p.message;
   if (!p.queue.empty()) out["queue"] = p.queue;
+  if (!p.gpu_type.empty()) out["gpuType"] = p.gpu_type;
   auto add = [&](const char* key, const ResourceList& r) {
     if (!r.empty()) out[key] = resourcesToJson(r);
   };

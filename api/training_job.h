@@ -69,6 +69,7 @@ struct PendingExplanation {
   ResourceList allocated;   // what the queue holds now
   ResourceList limit;       // the queue's limit
   ResourceList fair_share;  // the queue's current fair share
+  std::string gpu_type;     // the GPUType it waits for, whose numbers these are; "": none
 };
 
 struct TrainingJobStatus {

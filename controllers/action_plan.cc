@@ -10,10 +10,12 @@
 namespace troupe::controllers {
 namespace {
 
-// Maps placements onto the gang's unbound pods, pod set by pod set, in replica order.
-// Nothing when a placement finds no pod: a gang is bound whole or not at all.
+// Maps placements onto the gang's unbound pods, pod set by pod set, in replica order, on
+// GPU type `gpu_type` ("" for none). Nothing when a placement finds no pod: a gang is bound
+// whole or not at all.
 std::optional<std::vector<state::PlannedBinding>> assign(
-    const Gang& gang, const std::vector<queueing::PodPlacement>& placements) {
+    const Gang& gang, const std::vector<queueing::PodPlacement>& placements,
+    const std::string& gpu_type) {
   std::vector<state::PlannedBinding> out;
   std::vector<bool> used(gang.pods.size(), false);
   for (const auto& p : placements) {
@@ -22,7 +24,7 @@ std::optional<std::vector<state::PlannedBinding>> assign(
       const auto& pod = gang.pods[i];
       if (used[i] || pod.bound() || pod.deleting() || pod.pod_set != p.pod_set) continue;
       used[i] = true;
-      out.push_back({pod.ns(), pod.name(), p.node, p.gpus});
+      out.push_back({pod.ns(), pod.name(), p.node, p.gpus, gpu_type});
       found = true;
       break;
     }
@@ -103,7 +105,7 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
       const auto& pod = gang->pods[*pick];
       shrink.push_back({pod.ns(), pod.name(), pod.uid(), r.gang, "Shrunk"});
     }
-    auto grow = assign(*gang, r.added);
+    auto grow = assign(*gang, r.added, gang->gpu_type);  // it grows on the type it runs on
     if (!ok || !grow) {
       plan.skipped.push_back(
           {"PodGroup", r.gang,
@@ -125,7 +127,7 @@ ActionPlan planActions(const queueing::Decisions& decisions, const ClusterSnapsh
 
   for (const auto& a : decisions.admissions) {
     const Gang* gang = gangOf(a.gang);
-    auto bindings = gang ? assign(*gang, a.pods) : std::nullopt;
+    auto bindings = gang ? assign(*gang, a.pods, a.variant) : std::nullopt;
     if (!bindings) {
       plan.skipped.push_back({"PodGroup", a.gang,
                               Error{ErrorCode::Conflict, "",

@@ -50,36 +50,26 @@ std::int32_t priorityOf(const std::string& cls, std::span<const MemberPod> pods,
 
 namespace {
 
-// The GPU type gang `spec` is placed on, its pod sets made for that type: for a running
-// gang the type of the node its first bound pod is on, for a pending one the first of
-// gpuTypeVariants, the type it prefers. Empty: the gang is placed without GPU types (it
-// asks for no GPU, or the cluster has none and it names none).
-//
-// The one place a gang's GPU types become its pod sets: the engine's alternatives
-// (a GangSpec with one variant per accepted type) are made here from every variant.
-Result<std::string> placeOnGpuType(queueing::GangSpec& spec, const queueing::RunningGang& running,
-                                   const PodGroupFacts& group, const GpuTypes& types,
-                                   const std::vector<queueing::NodeSpec>& nodes,
-                                   queueing::ResourceNames& names) {
-  if (types.empty() && group.gpu_types.empty()) return std::string();
-  if (!running.pods.empty()) {
-    const std::string& node_name = running.pods.front().node;
-    auto node = std::lower_bound(
-        nodes.begin(), nodes.end(), node_name,
-        [](const queueing::NodeSpec& n, const std::string& name) { return n.name < name; });
-    if (node == nodes.end() || node->name != node_name) return std::string();
-    const GpuTypeFacts* type = types.ofNode(node->labels);
-    if (type == nullptr) return std::string();
-    auto sets = onGpuType(spec.pod_sets, *type, names);
-    if (!sets) return sets.error();
-    spec.pod_sets = std::move(*sets);
-    return type->name;
-  }
-  auto variants = gpuTypeVariants(spec.pod_sets, group.gpu_types, types, names);
-  if (!variants) return variants.error();
-  if (variants->empty()) return std::string();
-  spec.pod_sets = std::move(variants->front().pod_sets);
-  return variants->front().type;
+// Where a gang's bound pods `running` are by GPU type: the type of the node of the first
+// (a gang is placed on one type, and so elastic growth keeps it there).
+GangPlacement placementOf(const queueing::RunningGang& running, const GpuTypes& types,
+                          const std::vector<queueing::NodeSpec>& nodes) {
+  GangPlacement out;
+  if (running.pods.empty()) return out;
+  out.running = true;
+  const std::string& node_name = running.pods.front().node;
+  auto node = std::lower_bound(
+      nodes.begin(), nodes.end(), node_name,
+      [](const queueing::NodeSpec& n, const std::string& name) { return n.name < name; });
+  if (node != nodes.end() && node->name == node_name) out.type = types.ofNode(node->labels);
+  return out;
+}
+
+// The least of each pod set a waiting gang is admitted with: all of it, or for an elastic
+// gang of one pod set its minMember.
+void setPendingMinimum(std::vector<queueing::PodSet>& pod_sets, std::int32_t min_member) {
+  for (auto& ps : pod_sets)
+    ps.min_count = pod_sets.size() == 1 ? std::min(min_member, ps.count) : ps.count;
 }
 
 }  // namespace
@@ -166,6 +156,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
                             : queueing::WithinQueuePreemption::LowerPriority;
     spec.reclaim = boolAt(q, "/spec/preemption/reclaim", true);
     spec.min_runtime_seconds = intAt(q, "/spec/preemption/minRuntimeSeconds");
+    readGpuTypeFungibility(q, spec);
     Json guaranteed = Json::object(), limit = Json::object(), lending = Json::object();
     std::optional<std::int64_t> weight;
     bool bad = false;
@@ -516,8 +507,11 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
     std::int32_t total = 0;
     for (const auto& s : spec.pod_sets) total += s.count;
     // GPU types: a running gang stays on the type of its nodes; a pending one goes to the
-    // engine placed on the type it prefers.
-    if (auto typed = placeOnGpuType(spec, running, group, gpu_types, out.snapshot.nodes, names);
+    // engine with every type it accepts, the one it prefers first. The alternatives keep
+    // the sizes it was submitted with, as the engine holds them once it runs.
+    if (auto typed =
+            offerOnGpuTypes(spec, group.gpu_types,
+                            placementOf(running, gpu_types, out.snapshot.nodes), gpu_types, names);
         !typed) {
       out.problems.push_back({"PodGroup", gang.key, typed.error()});
       for (const MemberPod member : pods)
@@ -525,6 +519,8 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       continue;
     } else {
       gang.gpu_type = std::move(*typed);
+      for (auto& alternative : spec.alternatives)
+        setPendingMinimum(alternative.pod_sets, gang.min_member);
     }
     if (!running.pods.empty()) {
       gang.bound_requests = ResourceVector();
@@ -554,9 +550,7 @@ ClusterSnapshot build(const ApiObjects& objects, const SnapshotOptions& options,
       out.running_started.push_back(started.has_value());
       out.running_recycled.push_back(false);
     } else if (total >= gang.min_member && total > 0) {
-      for (auto& ps : spec.pod_sets) {
-        ps.min_count = spec.pod_sets.size() == 1 ? std::min(gang.min_member, ps.count) : ps.count;
-      }
+      setPendingMinimum(spec.pod_sets, gang.min_member);
       gang.state = GangState::Pending;
       out.snapshot.pending.push_back(std::move(spec));
       out.pending_recycled.push_back(false);

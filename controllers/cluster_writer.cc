@@ -4,7 +4,6 @@
 #include "common/helper_pool.h"
 #include "common/log.h"
 #include "controllers/gpu_indices.h"
-#include "controllers/gpu_types.h"
 #include "controllers/informer_caches.h"
 #include "controllers/merge_patch.h"
 #include "controllers/object_json.h"
@@ -16,23 +15,6 @@ namespace {
 namespace res = kube::resources;
 
 const kube::PatchOptions kMergePatch{kube::PatchType::Merge, kFieldManager, false, false};
-
-// The GPUType of node `name` as the caches hold both, or "": what a pod bound there is told
-// (troupe.dev/gpu-type), the type its gang got.
-std::string gpuTypeOfNode(InformerCaches& caches, const std::string& name) {
-  std::vector<std::pair<std::string, Error>> ignored;
-  const GpuTypes types = GpuTypes::read(ObjectList(caches.gpuTypes().cache().list()), ignored);
-  if (types.empty()) return "";
-  auto node = caches.nodes().cache().get(name);
-  if (!node) return "";
-  queueing::Labels labels;
-  const Json node_labels = node->value(Json::json_pointer("/metadata/labels"), Json::object());
-  if (node_labels.is_object())
-    for (const auto& [k, v] : node_labels.items())
-      if (v.is_string()) labels.emplace_back(k, v.get<std::string>());
-  const GpuTypeFacts* type = types.ofNode(labels);
-  return type ? type->name : "";
-}
 
 }  // namespace
 
@@ -60,8 +42,7 @@ void ClusterWriter::deletePods(const std::vector<PodDeletion>& deletions) {
 
 bool ClusterWriter::postBinding(const state::PlannedBinding& b) {
   Json annotations{{std::string(api::kGpuIndicesAnnotation), formatGpuIndices(b.gpus)}};
-  const std::string gpu_type = gpuTypeOfNode(caches_, b.node);
-  if (!gpu_type.empty()) annotations[std::string(api::kGpuTypeAnnotation)] = gpu_type;
+  if (!b.gpu_type.empty()) annotations[std::string(api::kGpuTypeAnnotation)] = b.gpu_type;
   Json binding{{"apiVersion", "v1"},
                {"kind", "Binding"},
                {"metadata", {{"name", b.pod}, {"namespace", b.ns}, {"annotations", annotations}}},

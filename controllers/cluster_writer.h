@@ -65,7 +65,7 @@ class ClusterWriter {
   // The Binding of one pod; any thread. One write per pod: kube-apiserver (and troupe
   // serve) copy the Binding's annotations onto the pod, so the GPU indices arrive with the
   // node. Not assumed: assumeBound() does that.
-  // With the GPUType of the node, when it has one (troupe.dev/gpu-type).
+  // With the GPUType the gang was admitted on, when it has one (troupe.dev/gpu-type).
   bool postBinding(const state::PlannedBinding& binding);
   // What the caches will show once they catch up with a binding.
   void assumeBound(const state::PlannedBinding& binding);

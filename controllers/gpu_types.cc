@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "api/gpu_type.h"
+#include "api/queue.h"
 #include "api/validated.h"
 #include "api/well_known.h"
 
@@ -125,6 +126,47 @@ Result<std::vector<GpuTypeVariant>> gpuTypeVariants(const std::vector<queueing::
     out.push_back({type.name, std::move(*sets)});
   }
   return out;
+}
+
+Result<std::string> offerOnGpuTypes(queueing::GangSpec& spec,
+                                    const std::vector<std::string>& accepted,
+                                    const GangPlacement& placement, const GpuTypes& types,
+                                    queueing::ResourceNames& names) {
+  if (placement.running && placement.type == nullptr) return std::string();
+  auto variants = gpuTypeVariants(spec.pod_sets, accepted, types, names);
+  if (!variants) return variants.error();
+  if (variants->empty()) return std::string();
+  std::string first;
+  if (placement.running) {
+    auto sets = onGpuType(spec.pod_sets, *placement.type, names);
+    if (!sets) return sets.error();
+    spec.pod_sets = std::move(*sets);
+    first = placement.type->name;
+  } else {
+    spec.pod_sets = std::move(variants->front().pod_sets);
+    first = variants->front().type;
+  }
+  spec.variant = first;
+  spec.alternatives.clear();
+  for (auto& v : *variants)
+    if (v.type != first) spec.alternatives.push_back({v.type, std::move(v.pod_sets)});
+  return first;
+}
+
+void readGpuTypeFungibility(const nlohmann::json& queue, queueing::QueueSpec& spec) {
+  const nlohmann::json fungibility =
+      queue.value(nlohmann::json::json_pointer("/spec/gpuTypeFungibility"), nlohmann::json());
+  if (!fungibility.is_object()) return;
+  const std::string borrow = fungibility.value("whenCanBorrow", "");
+  if (borrow == api::toString(api::WhenCanBorrow::Borrow))
+    spec.when_borrowing = queueing::VariantFungibility::Stay;
+  if (borrow == api::toString(api::WhenCanBorrow::TryNextType))
+    spec.when_borrowing = queueing::VariantFungibility::TryNext;
+  const std::string preempt = fungibility.value("whenCanPreempt", "");
+  if (preempt == api::toString(api::WhenCanPreempt::Preempt))
+    spec.when_preempting = queueing::VariantFungibility::Stay;
+  if (preempt == api::toString(api::WhenCanPreempt::TryNextType))
+    spec.when_preempting = queueing::VariantFungibility::TryNext;
 }
 
 }  // namespace troupe::controllers

@@ -64,11 +64,37 @@ Result<std::vector<GpuTypeVariant>> gpuTypeVariants(const std::vector<queueing::
                                                     const GpuTypes& types,
                                                     queueing::ResourceNames& names);
 
-// The pod sets of a gang already running on `type` (its pods' nodes are of that type): as
-// gpuTypeVariants makes them for that type, so that what it holds counts in the type's
-// quotas and an elastic gang grows on the same type.
+// The pod sets of a gang on `type`: as gpuTypeVariants makes them for that type, so that
+// what it holds counts in the type's quotas and an elastic gang grows on the same type.
 Result<std::vector<queueing::PodSet>> onGpuType(const std::vector<queueing::PodSet>& pod_sets,
                                                 const GpuTypeFacts& type,
                                                 queueing::ResourceNames& names);
+
+// Where a gang's bound pods are, as far as GPU types go.
+struct GangPlacement {
+  bool running = false;
+  // Running: the type of the node of its first bound pod (a gang is placed on one type);
+  // null when that node is of no type.
+  const GpuTypeFacts* type = nullptr;
+};
+
+// Gives gang `spec` (its pod sets as its pods ask them) its GPU types as the engine takes
+// them, the engine's alternatives (queueing::GangSpec::alternatives): a pending gang's
+// pod_sets and variant become the first of gpuTypeVariants (the type it prefers), its
+// alternatives the others in order; a running gang's pod_sets and variant become the type
+// its pods are on (whether it accepts that type or not: it runs there), its alternatives
+// the other types it accepts, in order (as queueing::Engine::running() holds a gang
+// admitted on one of its variants). Returns the type the gang runs on or prefers; "" and
+// `spec` untouched when gpuTypeVariants has none, or when it runs on a node of no type.
+Result<std::string> offerOnGpuTypes(queueing::GangSpec& spec,
+                                    const std::vector<std::string>& accepted,
+                                    const GangPlacement& placement, const GpuTypes& types,
+                                    queueing::ResourceNames& names);
+
+// A queue's spec.gpuTypeFungibility (the Queue object's JSON) as the engine's settings:
+// whenCanBorrow Borrow stays on a type that fits by borrowing, TryNextType tries the next;
+// whenCanPreempt Preempt preempts on the type it prefers, TryNextType tries the next type
+// first. Unset fields keep the API's defaults (Borrow, TryNextType).
+void readGpuTypeFungibility(const nlohmann::json& queue, queueing::QueueSpec& spec);
 
 }  // namespace troupe::controllers

@@ -1,6 +1,8 @@
 #include "controllers/pending_status.h"
 
+#include <charconv>
 #include <string>
+#include <string_view>
 
 #include "controllers/resources.h"
 
@@ -18,10 +20,28 @@ std::string quantity(std::size_t slot, std::int64_t amount, const queueing::Reso
   return it == list.end() ? std::string("0") : it->get<std::string>();
 }
 
+// `engine_name` as queueing::explain names a resource, by the name the objects use.
+std::string resourceNamed(const std::string& engine_name, const queueing::ResourceNames& names) {
+  constexpr std::string_view kBySlot = "extended-";
+  if (engine_name.rfind(kBySlot, 0) != 0) return engine_name;
+  const std::string digits = engine_name.substr(kBySlot.size());
+  std::size_t slot = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), slot);
+  if (ec != std::errc() || end != digits.data() + digits.size() || slot >= names.size())
+    return engine_name;
+  return names.name(slot);
+}
+
 }  // namespace
 
-Json renderPendingStatus(const queueing::PendingExplanation& e,
+Json renderPendingStatus(const queueing::PendingExplanation& engine_said,
                          const queueing::ResourceNames& names) {
+  // The engine names resources past its first three by slot, "extended-<slot>"; users read
+  // them by name (a GPU type's gpu.troupe.dev/<type>, troupe.dev/gpu-milli).
+  queueing::PendingExplanation e = engine_said;
+  e.dominant_resource = resourceNamed(e.dominant_resource, names);
+  if (e.limited_by_quota && static_cast<std::size_t>(e.limit_slot) < names.size())
+    e.limit_resource = names.name(static_cast<std::size_t>(e.limit_slot));
   auto amount = [&](std::int64_t v) {
     Json list = Json::object();
     if (!e.dominant_resource.empty() && v < queueing::ResourceVector::kUnlimited)
@@ -36,6 +56,8 @@ Json renderPendingStatus(const queueing::PendingExplanation& e,
                {"allocated", amount(e.queue_allocated)},
                {"limit", amount(e.queue_limit)},
                {"fairShare", amount(e.queue_fair_share)}};
+  // The GPUType it waits for, whose numbers these are (the variant the engine tried last).
+  if (!e.variant.empty()) pending["gpuType"] = e.variant;
   const auto slot = static_cast<std::size_t>(e.limit_slot);
   if (e.limited_by_quota && slot < names.size()) {
     Json by{{"resource", names.name(slot)},

@@ -10,7 +10,9 @@ namespace {
 std::string encodeBindings(const std::vector<PlannedBinding>& bindings) {
   auto list = nlohmann::json::array();
   for (const auto& b : bindings) {
-    list.push_back({{"namespace", b.ns}, {"pod", b.pod}, {"node", b.node}, {"gpus", b.gpus}});
+    nlohmann::json item{{"namespace", b.ns}, {"pod", b.pod}, {"node", b.node}, {"gpus", b.gpus}};
+    if (!b.gpu_type.empty()) item["gpuType"] = b.gpu_type;
+    list.push_back(std::move(item));
   }
   return list.dump();
 }
@@ -26,7 +28,8 @@ Result<std::vector<PlannedBinding>> decodeBindings(const std::string& gang, std:
     for (const auto& item : list) {
       out.push_back(PlannedBinding{
           item.at("namespace").get<std::string>(), item.at("pod").get<std::string>(),
-          item.at("node").get<std::string>(), item.at("gpus").get<std::vector<int>>()});
+          item.at("node").get<std::string>(), item.at("gpus").get<std::vector<int>>(),
+          item.value("gpuType", std::string())});
     }
   } catch (const nlohmann::json::exception& e) {
     return makeError(ErrorCode::Internal, "admission_journal.placements",

@@ -16,6 +16,8 @@ struct PlannedBinding {
   std::string pod;
   std::string node;
   std::vector<int> gpus;
+  // The GPUType its gang was admitted on (queueing::Admission::variant); "" for none.
+  std::string gpu_type;
 
   friend bool operator==(const PlannedBinding&, const PlannedBinding&) = default;
 };

@@ -10,13 +10,14 @@ using troupe::state::testing::TempDir;
 
 namespace {
 
-AdmissionRecord gangOfTwo(std::string gang) {
-  return AdmissionRecord{
-      gang,
-      "team-a",
-      7,
-      1700000000,
-      {{"ml", gang + "-0", "node-1", {0, 1, 2, 3}}, {"ml", gang + "-1", "node-2", {4, 5, 6, 7}}}};
+// Two pods of 4 GPUs, on GPU type `gpu_type` ("" for none).
+AdmissionRecord gangOfTwo(std::string gang, const std::string& gpu_type = "") {
+  return AdmissionRecord{gang,
+                         "team-a",
+                         7,
+                         1700000000,
+                         {{"ml", gang + "-0", "node-1", {0, 1, 2, 3}, gpu_type},
+                          {"ml", gang + "-1", "node-2", {4, 5, 6, 7}, gpu_type}}};
 }
 
 }  // namespace
@@ -28,7 +29,8 @@ TEST_CASE("an admission written before binding is read back after the database r
     auto db = openDatabase(dir.path());
     AdmissionJournal journal(*db);
     REQUIRE(journal.begin(gangOfTwo("ml/train-b")).ok());
-    REQUIRE(journal.begin(gangOfTwo("ml/train-a")).ok());
+    // Admitted on H100s: the pods are told so when the bindings are finished after a crash.
+    REQUIRE(journal.begin(gangOfTwo("ml/train-a", "h100")).ok());
   }
   auto db = openDatabase(dir.path());
   AdmissionJournal journal(*db);
@@ -36,7 +38,7 @@ TEST_CASE("an admission written before binding is read back after the database r
   REQUIRE(open.ok());
   // Sorted by gang, whatever the order of writing.
   REQUIRE(open->size() == 2);
-  CHECK(open->at(0) == gangOfTwo("ml/train-a"));
+  CHECK(open->at(0) == gangOfTwo("ml/train-a", "h100"));
   CHECK(open->at(1) == gangOfTwo("ml/train-b"));
 }
 
