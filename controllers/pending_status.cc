@@ -20,28 +20,22 @@ std::string quantity(std::size_t slot, std::int64_t amount, const queueing::Reso
   return it == list.end() ? std::string("0") : it->get<std::string>();
 }
 
-// `engine_name` as queueing::explain names a resource, by the name the objects use.
-std::string resourceNamed(const std::string& engine_name, const queueing::ResourceNames& names) {
-  constexpr std::string_view kBySlot = "extended-";
-  if (engine_name.rfind(kBySlot, 0) != 0) return engine_name;
-  const std::string digits = engine_name.substr(kBySlot.size());
-  std::size_t slot = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), slot);
-  if (ec != std::errc() || end != digits.data() + digits.size() || slot >= names.size())
-    return engine_name;
-  return names.name(slot);
+// `e` with its resources named from the snapshot's table: the engine knows only the fixed
+// slots by name, and an extended resource (a MIG slice, say) by its slot.
+queueing::PendingExplanation named(queueing::PendingExplanation e,
+                                   const queueing::ResourceNames& names) {
+  const auto dominant = static_cast<std::size_t>(e.dominant_slot);
+  if (dominant < names.size()) e.dominant_resource = names.name(dominant);
+  const auto limit = static_cast<std::size_t>(e.limit_slot);
+  if (e.limited_by_quota && limit < names.size()) e.limit_resource = names.name(limit);
+  return e;
 }
 
 }  // namespace
 
 Json renderPendingStatus(const queueing::PendingExplanation& engine_said,
                          const queueing::ResourceNames& names) {
-  // The engine names resources past its first three by slot, "extended-<slot>"; users read
-  // them by name (a GPU type's gpu.troupe.dev/<type>, troupe.dev/gpu-milli).
-  queueing::PendingExplanation e = engine_said;
-  e.dominant_resource = resourceNamed(e.dominant_resource, names);
-  if (e.limited_by_quota && static_cast<std::size_t>(e.limit_slot) < names.size())
-    e.limit_resource = names.name(static_cast<std::size_t>(e.limit_slot));
+  const queueing::PendingExplanation e = named(engine_said, names);
   auto amount = [&](std::int64_t v) {
     Json list = Json::object();
     if (!e.dominant_resource.empty() && v < queueing::ResourceVector::kUnlimited)

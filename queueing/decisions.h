@@ -97,8 +97,10 @@ struct PendingExplanation {
   // without alternatives.
   std::string variant;
   PendingReason reason = PendingReason::NoPlacement;
-  // The queue, in the gang's dominant resource.
+  // The queue, in the gang's dominant resource. The engine names the fixed slots only;
+  // callers holding the ResourceNames table name extended ones (controllers/pending_status.h).
   std::string dominant_resource;
+  std::int32_t dominant_slot = 0;  // dominant_resource's slot (ResourceVector)
   std::int64_t queue_guaranteed = 0;
   std::int64_t queue_allocated = 0;
   std::int64_t queue_limit = 0;

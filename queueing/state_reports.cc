@@ -41,6 +41,7 @@ PendingExplanation explain(const EngineState& st, GangId g) {
   e.variant = gs.spec.variant;
   e.reason = w.reason;
   e.dominant_resource = resourceName(w.dominant);
+  e.dominant_slot = w.dominant;
   // The queue's numbers as they are now, not as they were when the reason was found.
   if (gs.queue >= 0) {
     const QueueState& q = st.queues[static_cast<std::size_t>(gs.queue)];

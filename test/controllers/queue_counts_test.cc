@@ -103,3 +103,38 @@ TEST_CASE("status.pending names the limit that binds, with the arithmetic",
   e.limit_queue.clear();
   CHECK_FALSE(renderPendingStatus(e, names)["limitedBy"].contains("queue"));
 }
+
+TEST_CASE("status.pending names a MIG slice that binds, as the engine knows it only by slot",
+          "[controllers][pending]") {
+  q::ResourceNames names;
+  names.slotFor("troupe.dev/gpu-milli");
+  const auto mig = names.slotFor("nvidia.com/mig-1g.10gb");
+  // A pod asking one slice of a queue limited to 2, holding 2: the slice is its dominant
+  // resource (1 of 32 slices beats 1 of 94 CPUs) and the limit that binds.
+  q::PendingExplanation e;
+  e.gang = "ml/mig-3";
+  e.queue = "notebooks";
+  e.reason = q::PendingReason::QueueAtLimit;
+  e.dominant_resource = "extended-4";
+  e.dominant_slot = static_cast<std::int32_t>(mig);
+  e.request[mig] = 1;
+  e.queue_allocated = 2;
+  e.queue_guaranteed = 2;
+  e.queue_limit = 2;
+  e.queue_fair_share = 2;
+  e.limited_by_quota = true;
+  e.limit_queue = "notebooks";
+  e.limit_resource = "extended-4";
+  e.limit_slot = static_cast<std::int32_t>(mig);
+  e.limit_holds = 2;
+  e.limit_asks = 1;
+  e.limit_of = 2;
+  const auto pending = renderPendingStatus(e, names);
+  // notebooks would hold 2 + 1 = 3 of its 2.
+  CHECK(pending["message"] ==
+        "QueueAtLimit: notebooks would hold 3 of its limit 2 nvidia.com/mig-1g.10gb (holds 2, "
+        "this job asks 1)");
+  CHECK(pending["limitedBy"]["resource"] == "nvidia.com/mig-1g.10gb");
+  CHECK(pending["allocated"] == nlohmann::json{{"nvidia.com/mig-1g.10gb", "2"}});
+  CHECK(pending["request"] == nlohmann::json{{"nvidia.com/mig-1g.10gb", "1"}});
+}
