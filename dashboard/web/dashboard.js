@@ -584,10 +584,11 @@
     return colours;
   }
 
-  // Which job holds each GPU: the troupe.dev/gpu-indices annotation Troupe writes on a pod
-  // it binds, for pods not yet finished.
+  // Which jobs hold each GPU: the troupe.dev/gpu-indices annotation Troupe writes on a pod
+  // it binds, for pods not yet finished. Pods asking a fraction of one GPU
+  // (troupe.dev/gpu-fraction) share an index, each with its share.
   function gpuHolders() {
-    const holders = new Map();  // node -> Map(index -> {job, pod})
+    const holders = new Map();  // node -> Map(index -> [{job, pod, share}])
     for (const pod of data.pods.values()) {
       const node = (pod.spec || {}).nodeName;
       const phase = (pod.status || {}).phase;
@@ -597,18 +598,40 @@
       const ns = pod.metadata.namespace;
       const job = labels['troupe.dev/job-name'] ? ns + '/' + labels['troupe.dev/job-name'] :
         labels['troupe.dev/pod-group'] ? ns + '/' + labels['troupe.dev/pod-group'] : ns + '/' + pod.metadata.name;
+      const share = Number((pod.metadata.annotations || {})['troupe.dev/gpu-fraction']) || 0;
       if (!holders.has(node)) holders.set(node, new Map());
+      const cells = holders.get(node);
       for (const i of indices.split(',')) {
-        if (i.trim() !== '') holders.get(node).set(Number(i), {job, pod: pod.metadata.name});
+        if (i.trim() === '') continue;
+        if (!cells.has(Number(i))) cells.set(Number(i), []);
+        cells.get(Number(i)).push({job, pod: pod.metadata.name, share});
       }
     }
+    // The pods sharing a GPU in a total order, whatever order the watches brought them in.
+    for (const cells of holders.values())
+      for (const list of cells.values()) list.sort((a, b) => byName(a.job, b.job) || byName(a.pod, b.pod));
     return holders;
+  }
+
+  // A shared GPU drawn as bands from the bottom, one per pod in its job's colour and as tall
+  // as its share, the part no pod holds left in the free colour.
+  function shareBands(list, milli, colour) {
+    const stops = [];
+    let at = 0;
+    for (const x of list) {
+      const to = at + milli(x) / 10;
+      stops.push(colour.get(x.job) + ' ' + at + '% ' + to + '%');
+      at = to;
+    }
+    stops.push('var(--free) ' + at + '% 100%');
+    return 'linear-gradient(to top, ' + stops.join(', ') + ')';
   }
 
   function renderGpus() {
     const holders = gpuHolders();
     const holding = new Set();
-    for (const cells of holders.values()) for (const h of cells.values()) holding.add(h.job);
+    for (const cells of holders.values())
+      for (const list of cells.values()) for (const h of list) holding.add(h.job);
     const colour = jobColours(holding);
     const nodes = [...data.nodes.values()].map((n) => {
       const labels = n.metadata.labels || {};
@@ -630,15 +653,22 @@
           const cells = [];
           let used = 0;
           for (let i = 0; i < n.gpus; i++) {
-            const holder = mine.get(i);
-            if (holder) {
-              used++;
-              held.set(holder.job, (held.get(holder.job) || 0) + 1);
-            }
-            cells.push(h('span', {class: holder ? 'gpu held' : 'gpu',
-              data: {gpu: i, job: holder ? holder.job : undefined, pod: holder ? holder.pod : undefined},
-              title: 'GPU ' + i + (holder ? ': ' + holder.job + ' (pod ' + holder.pod + ')' : ': free'),
-              style: holder ? {background: colour.get(holder.job)} : undefined}, String(i)));
+            const list = mine.get(i) || [];
+            const holder = list[0];
+            const shared = list.some((x) => x.share > 0);
+            if (holder) used++;
+            // In thousandths, so that shares add up exactly (0.3 x 3 is 0.9).
+            const milli = (x) => Math.round((x.share || 1) * 1000);
+            for (const x of list) held.set(x.job, (held.get(x.job) || 0) + milli(x));
+            const who = list.map((x) => x.job + ' (pod ' + x.pod + (x.share ? ', ' + x.share + ' of it' : '') + ')');
+            const taken = list.reduce((a, x) => a + milli(x), 0);
+            cells.push(h('span', {class: holder ? (shared ? 'gpu held shared' : 'gpu held') : 'gpu',
+              data: {gpu: i, job: holder ? holder.job : undefined, pod: holder ? holder.pod : undefined,
+                share: shared ? String(taken / 1000) : undefined,
+                holders: shared ? String(list.length) : undefined},
+              title: 'GPU ' + i + (holder ? ': ' + who.join('; ') + (shared ? '; ' + (1000 - taken) / 1000 + ' free' : '') : ': free'),
+              style: holder ? {background: shared ? shareBands(list, milli, colour) : colour.get(holder.job)} : undefined},
+              String(i)));
           }
           const ready = nodeReady(n.node);
           return h('div', {class: ready ? 'node' : 'node not-ready', data: {node: n.name, ready, used}},
@@ -647,10 +677,10 @@
         })));
     $('gpu-map').replaceChildren(deniedNote('nodes') || deniedNote('pods') || '',
         ...(rackEls.length ? rackEls : [h('p', {class: 'empty'}, 'No nodes with GPUs.')]));
-    const legend = [...held.entries()].sort((a, b) => byName(a[0], b[0]));
+    const legend = [...held.entries()].map(([job, milli]) => [job, milli / 1000]).sort((a, b) => byName(a[0], b[0]));
     $('gpu-legend').replaceChildren(...legend.map(([job, n]) => h('li', {data: {job, gpus: n}},
         h('span', {class: 'swatch', style: {background: colour.get(job)}}), job + ' · ' + n + ' GPU' + (n === 1 ? '' : 's'))));
-    return {total: nodes.reduce((a, n) => a + n.gpus, 0), used: [...held.values()].reduce((a, b) => a + b, 0)};
+    return {total: nodes.reduce((a, n) => a + n.gpus, 0), used: [...held.values()].reduce((a, b) => a + b, 0) / 1000};
   }
 
   function render() {

@@ -49,6 +49,25 @@ std::set<std::tuple<std::string, int, std::string>> gpusOnPage(ChromiumPage& pag
   return held;
 }
 
+// A lone pod of queue team-b asking half of one GPU, running for a day of simulated time.
+std::string halfGpuPodYaml(const std::string& name) {
+  return R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: )" +
+         name + R"(
+  namespace: team-b
+  labels: {troupe.dev/queue: team-b}
+  annotations: {troupe.dev/gpu-fraction: "0.5", troupe.dev/sim-duration-seconds: "86400"}
+spec:
+  schedulerName: troupe
+  restartPolicy: Never
+  containers:
+  - {name: eval, image: registry.example.com/eval:1, resources: {requests: {cpu: "1"}}}
+---
+)";
+}
+
 std::string attribute(ChromiumPage& page, const std::string& selector, const std::string& name) {
   auto value = page.evaluate("(document.querySelector('" + selector + "') || {dataset: {}})" +
                              ".dataset." + name + " || ''");
@@ -146,4 +165,23 @@ TEST_CASE("the dashboard shows the queues, jobs and GPUs of a running troupe ser
   CHECK((same_page && *same_page == true));
   CHECK(DemoServe::eventually([&] { return gpusOnPage(page) == gpusFromApi(serve); }));
   CHECK(page.screenshot(shots + "/dashboard-after-a-job-ends.png"));
+
+  // Two pods of team-b asking half a GPU each share one GPU (0.5 + 0.5 = 1): the page draws
+  // that GPU as shared, both pods in its title, a band of each pod's colour.
+  REQUIRE(
+      serve.kubectl("apply -f -", halfGpuPodYaml("half-1") + halfGpuPodYaml("half-2")).exit_code ==
+      0);
+  const std::string shared = "document.querySelectorAll('.gpu.shared')";
+  REQUIRE(page.waitFor(shared + ".length === 1 && " + shared + "[0].dataset.holders === '2'"));
+  CHECK(attribute(page, ".gpu.shared", "share") == "1");
+  auto drawn = page.evaluate("[" + shared + "[0].title, getComputedStyle(" + shared +
+                             "[0]).backgroundImage]");
+  REQUIRE(drawn);
+  INFO(drawn->dump());
+  CHECK_THAT((*drawn)[0].get<std::string>(),
+             Catch::Contains("team-b/half-1 (pod half-1, 0.5 of it); team-b/half-2 (pod half-2, "
+                             "0.5 of it); 0 free"));
+  CHECK_THAT((*drawn)[1].get<std::string>(), Catch::StartsWith("linear-gradient"));
+  CHECK(attribute(page, "li[data-job=\"team-b/half-1\"]", "gpus") == "0.5");
+  CHECK(page.screenshot(shots + "/dashboard-shared-gpu.png"));
 }
