@@ -15,6 +15,7 @@
 #include "dashboard/static_files.h"
 #include "kube/rest_kube_client.h"
 #include "kubelet/demo_cluster.h"
+#include "kubelet/mig_nodes.h"
 #include "kubelet/standalone_kubelets.h"
 #include "loopback/loopback_transport.h"
 #include "operator/http_endpoint.h"
@@ -35,6 +36,7 @@ struct ServeFlags {
   std::string cluster;  // empty: the built-in demo cluster, sized by `shape`
   kubelet::DemoClusterShape shape;
   bool shape_given = false;
+  int mig_nodes = 0;  // nodes of MIG slices beside the cluster (kubelet/mig_nodes.h)
   std::vector<std::string> crd_dirs;  // empty: the CRDs compiled into the binary
   std::string metrics_addr = kDefaultMetricsAddr;
   bool metrics_addr_given = false;
@@ -131,6 +133,12 @@ int runServe(const ServeFlags& flags) {
     }
     options.nodes = std::move(*nodes);
   }
+  auto mig = kubelet::migNodes(flags.mig_nodes);
+  if (!mig) {
+    fmt::print(stderr, "troupe serve: {}\n", mig.error().describe());
+    return 2;
+  }
+  for (auto& node : *mig) options.nodes.push_back(std::move(node));
   for (const auto& dir : flags.crd_dirs) {
     if (!std::filesystem::is_directory(dir)) {
       fmt::print(stderr, "troupe serve: --crds: not a directory: {}\n", dir);
@@ -317,6 +325,10 @@ void addServeCommand(CLI::App& app) {
                                 "Racks the built-in cluster's nodes are spread over (two to a "
                                 "block)")
                     ->capture_default_str();
+  cmd->add_option("--mig-nodes", flags->mig_nodes,
+                  "Nodes of 8 GPUs carved into MIG slices to add to the cluster (8 "
+                  "nvidia.com/mig-3g.40gb and 32 nvidia.com/mig-1g.10gb each)")
+      ->capture_default_str();
   cmd->add_option("--crds", flags->crd_dirs,
                   "Directory of CRD manifests (*.yaml) applied at start, instead of the CRDs "
                   "built into troupe (repeatable)");

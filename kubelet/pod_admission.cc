@@ -26,9 +26,8 @@ std::int64_t amountOf(const std::string& resource, const json& value) {
   return resource == "cpu" ? q->milliValue() : q->value();
 }
 
-// What a pod asks of a node, by resource: the sum over its containers (their requests,
-// else their limits, which stand for requests of extended resources), or the most one init
-// container asks when that is more.
+}  // namespace
+
 std::map<std::string, std::int64_t> requestsOf(const json& pod) {
   const json& spec = objectMember(pod, "spec");
   auto containerRequests = [](const json& c) {
@@ -50,8 +49,6 @@ std::map<std::string, std::int64_t> requestsOf(const json& pod) {
       total[name] = std::max(total[name], amount);
   return total;
 }
-
-}  // namespace
 
 std::vector<int> gpuIndicesOf(const json& pod) {
   const json& annotations = objectMember(objectMember(pod, "metadata"), "annotations");

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ struct AdmissionRefusal {
 std::int32_t gpuFractionOf(const nlohmann::json& pod);
 // The GPU indices a pod was bound to (troupe.dev/gpu-indices); malformed entries left out.
 std::vector<int> gpuIndicesOf(const nlohmann::json& pod);
+// What a pod asks of a node, by resource, in the units a kubelet reports them in
+// (millicores for CPU, else whole units): the sum over its containers (their requests, else
+// their limits, which stand for requests of extended resources), or the most one init
+// container asks when that is more.
+std::map<std::string, std::int64_t> requestsOf(const nlohmann::json& pod);
 
 std::optional<AdmissionRefusal> refuseAdmission(const nlohmann::json& pod,
                                                 const nlohmann::json& node,

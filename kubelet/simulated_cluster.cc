@@ -3,6 +3,7 @@
 #include "common/json_member.h"
 #include "common/log.h"
 #include "common/thread_name.h"
+#include "kubelet/gpu_holders.h"
 #include "kubelet/node_status.h"
 #include "kubelet/pod_status.h"
 
@@ -15,6 +16,9 @@ namespace res = kube::resources;
 
 constexpr std::string_view kPodPrefix = "pod/";
 constexpr std::string_view kNodePrefix = "node/";
+// A node whose troupe.dev/gpu-holders may be out of date: queued as its pods come, change
+// phase and go, so that the annotation follows them (gpu_holders.h).
+constexpr std::string_view kGpuHoldersPrefix = "gpu-holders/";
 
 std::string nodeNameOf(const json& pod) { return objectMember(pod, "spec").value("nodeName", ""); }
 
@@ -47,15 +51,21 @@ SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOpt
       pods_(client, res::kPods, "", informerOptions()) {
   pods_.addIndex("node", kube::indexByNodeName());
   auto queue_pod = [this](const kube::ObjectPtr& pod) {
-    if (!nodeNameOf(*pod).empty()) queue_.add(std::string(kPodPrefix) + kube::objectKey(*pod));
+    if (nodeNameOf(*pod).empty()) return;
+    queue_.add(std::string(kPodPrefix) + kube::objectKey(*pod));
+    queue_.add(std::string(kGpuHoldersPrefix) + nodeNameOf(*pod));
   };
   pods_.addHandlers({.on_add = queue_pod,
                      .on_update = [queue_pod](const kube::ObjectPtr&,
                                               const kube::ObjectPtr& pod) { queue_pod(pod); },
                      .on_delete =
                          [this](const kube::ObjectPtr& pod) {
-                           std::lock_guard lock(mu_);
-                           pods_memory_.erase(metaString(*pod, "uid"));
+                           {
+                             std::lock_guard lock(mu_);
+                             pods_memory_.erase(metaString(*pod, "uid"));
+                           }
+                           if (!nodeNameOf(*pod).empty())
+                             queue_.add(std::string(kGpuHoldersPrefix) + nodeNameOf(*pod));
                          }});
   nodes_.addHandlers({.on_add =
                           [this](const kube::ObjectPtr& node) {
@@ -65,6 +75,7 @@ SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOpt
                               deleted_nodes_.erase(name);
                             }
                             queue_.add(std::string(kNodePrefix) + name);
+                            queue_.add(std::string(kGpuHoldersPrefix) + name);
                             queuePodsOf(name);
                           },
                       .on_update =
@@ -140,6 +151,8 @@ void SimulatedCluster::process(const std::string& key) {
     ok = processPod(key.substr(kPodPrefix.size()));
   } else if (key.rfind(kNodePrefix, 0) == 0) {
     ok = processNode(key.substr(kNodePrefix.size()));
+  } else if (key.rfind(kGpuHoldersPrefix, 0) == 0) {
+    ok = syncGpuHolders(key.substr(kGpuHoldersPrefix.size()));
   }
   if (ok) {
     queue_.forget(key);
@@ -229,6 +242,8 @@ bool SimulatedCluster::processPod(const std::string& key) {
         decision = PodDecision::of(PodAction::Reject);
         decision.reason = std::move(refusal->reason);
         decision.message = std::move(refusal->message);
+      } else {
+        queue_.add(std::string(kGpuHoldersPrefix) + nodeNameOf(pod));  // it holds from now
       }
     }
     switch (decision.action) {
@@ -361,6 +376,36 @@ bool SimulatedCluster::processNode(const std::string& name) {
   if (options_.lease_renewal.count() > 0) period = std::min(period, options_.lease_renewal);
   queue_.addAfter(std::string(kNodePrefix) + name, period);
   return lease_ok;
+}
+
+bool SimulatedCluster::syncGpuHolders(const std::string& name) {
+  kube::ObjectPtr node = nodes_.cache().get(name);
+  if (!node || failureRequested(*node)) return true;  // a failed node's kubelet writes nothing
+  std::vector<const json*> holding;
+  const auto on_node = pods_.cache().byIndex("node", name);
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& pod : on_node) {
+      const std::string phase = objectMember(*pod, "status").value("phase", "");
+      if (phase == "Succeeded" || phase == "Failed") continue;
+      auto memory = pods_memory_.find(metaString(*pod, "uid"));
+      if ((memory != pods_memory_.end() && memory->second.admitted) || phase == "Running")
+        holding.push_back(pod.get());
+    }
+  }
+  const std::string holders = gpuHolders(holding);
+  const json& annotations = objectMember(objectMember(*node, "metadata"), "annotations");
+  const std::string key(kGpuHoldersAnnotation);
+  const std::string now_said = annotations.value(key, std::string());
+  if (now_said == holders) return true;
+  json patch = {{"metadata", {{"annotations", {{key, holders.empty() ? json() : json(holders)}}}}}};
+  auto patched = client_.patch({res::kNodes, "", name, ""}, patch, kube::PatchOptions{});
+  if (patched || patched.error().isNotFound()) return true;
+  log::warn("simulated kubelet: node GPU holders write failed",
+            {{"node", name}, {"error", patched.error().describe()}});
+  std::lock_guard lock(mu_);
+  ++stats_.errors;
+  return false;
 }
 
 bool SimulatedCluster::renewLease(const json& node, Time now) {

@@ -82,6 +82,9 @@ class SimulatedCluster {
   bool processPod(const std::string& key);
   bool processNode(const std::string& name);
   bool renewLease(const nlohmann::json& node, Time now);
+  // Writes the node's troupe.dev/gpu-holders annotation when its pods hold other GPUs or
+  // MIG slices than it says (gpu_holders.h). False on a failed write.
+  bool syncGpuHolders(const std::string& node_name);
   NodeHealth healthOf(const std::string& node_name) const;
   PodMemory memoryOf(const nlohmann::json& pod, Time now);
   // Admits a pod waiting to start on its node, once (kubelet/pod_admission.h); why not

@@ -81,5 +81,26 @@ TEST_CASE("troupe validate reports unreadable input instead of crashing", "[api]
   CHECK_THAT(missing.output, Catch::Contains("does not exist"));
 }
 
+TEST_CASE("troupe validate refuses a GPU fraction out of range, naming the annotation",
+          "[api][validate-cmd]") {
+  testing::TempDir dir;
+  auto file = dir.write("fraction.yaml", R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: nb
+  namespace: team-a
+  annotations: {troupe.dev/gpu-fraction: "1.5"}
+spec:
+  schedulerName: troupe
+  containers: [{name: c, image: i}]
+)");
+  auto run = troupe("validate -f " + file);
+  INFO(run.output);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.output, Catch::Contains("metadata.annotations[troupe.dev/gpu-fraction]: Invalid "
+                                         "value: \"1.5\": must be a decimal greater than 0 and "
+                                         "less than 1 with at most 3 decimals"));
+}
+
 }  // namespace
 }  // namespace troupe::api
