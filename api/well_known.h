@@ -64,6 +64,10 @@ inline constexpr std::string_view kGpuFractionAnnotation = "troupe.dev/gpu-fract
 inline constexpr std::string_view kGpuIndicesAnnotation = "troupe.dev/gpu-indices";
 // Pod annotation written at binding: the GPUType the pod's gang was placed on.
 inline constexpr std::string_view kGpuTypeAnnotation = "troupe.dev/gpu-type";
+// Node annotation the simulated kubelet keeps: which pod holds which GPU index and share,
+// and which pods hold MIG slices (kubelet/gpu_holders.h). For people; the scheduler
+// reads the pods themselves.
+inline constexpr std::string_view kGpuHoldersAnnotation = "troupe.dev/gpu-holders";
 
 // Pod annotations read by the simulated kubelet in standalone mode: how long the pod runs
 // (seconds, a decimal) and the exit code it ends with (0 = Succeeded, otherwise Failed).

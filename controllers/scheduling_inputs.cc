@@ -1,6 +1,9 @@
 #include "controllers/scheduling_inputs.h"
 
 #include <string>
+#include <string_view>
+
+#include "api/well_known.h"
 
 namespace troupe::controllers {
 namespace {
@@ -24,10 +27,19 @@ bool terminal(const Json& object) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
-// The common part: labels, annotations, deletion, spec, terminal phase.
-bool metadataOrSpecDiffers(const Json& before, const Json& after) {
-  return !sameMember(before, after, "metadata", "labels") ||
-         !sameMember(before, after, "metadata", "annotations") ||
+// The annotations of `object` but `ignored`; null when there are no others.
+Json annotationsBut(const Json& object, std::string_view ignored) {
+  Json annotations = member(member(object, "metadata"), "annotations");
+  if (annotations.is_object()) annotations.erase(std::string(ignored));
+  return annotations.empty() ? Json() : annotations;
+}
+
+// The common part: labels, annotations (but `ignored`), deletion, spec, terminal phase.
+bool metadataOrSpecDiffers(const Json& before, const Json& after, std::string_view ignored = {}) {
+  const bool annotations_differ =
+      ignored.empty() ? !sameMember(before, after, "metadata", "annotations")
+                      : annotationsBut(before, ignored) != annotationsBut(after, ignored);
+  return !sameMember(before, after, "metadata", "labels") || annotations_differ ||
          !sameMember(before, after, "metadata", "deletionTimestamp") ||
          member(before, "spec") != member(after, "spec") || terminal(before) != terminal(after);
 }
@@ -52,7 +64,7 @@ bool podGroupUpdateMatters(const Json& before, const Json& after) {
 }
 
 bool nodeUpdateMatters(const Json& before, const Json& after) {
-  return metadataOrSpecDiffers(before, after) ||
+  return metadataOrSpecDiffers(before, after, api::kGpuHoldersAnnotation) ||
          !sameMember(before, after, "status", "allocatable") ||
          readyStatus(before) != readyStatus(after);
 }

@@ -21,7 +21,8 @@ bool podUpdateMatters(const nlohmann::json& before, const nlohmann::json& after)
 bool podGroupUpdateMatters(const nlohmann::json& before, const nlohmann::json& after);
 
 // Nodes: labels, annotations, spec, allocatable and the Ready condition's status (a
-// heartbeat does not count).
+// heartbeat does not count, nor troupe.dev/gpu-holders, which the simulated kubelets
+// rewrite as pods come and go and which says nothing the pods do not).
 bool nodeUpdateMatters(const nlohmann::json& before, const nlohmann::json& after);
 
 // Queues: spec and deletion. The operator writes each queue's status after the cycles that

@@ -1,5 +1,6 @@
 #include "kubelet/simulated_cluster.h"
 
+#include "api/well_known.h"
 #include "common/json_member.h"
 #include "common/log.h"
 #include "common/thread_name.h"
@@ -395,7 +396,7 @@ bool SimulatedCluster::syncGpuHolders(const std::string& name) {
   }
   const std::string holders = gpuHolders(holding);
   const json& annotations = objectMember(objectMember(*node, "metadata"), "annotations");
-  const std::string key(kGpuHoldersAnnotation);
+  const std::string key(api::kGpuHoldersAnnotation);
   const std::string now_said = annotations.value(key, std::string());
   if (now_said == holders) return true;
   json patch = {{"metadata", {{"annotations", {{key, holders.empty() ? json() : json(holders)}}}}}};

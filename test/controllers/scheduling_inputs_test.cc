@@ -49,6 +49,14 @@ TEST_CASE("a PodGroup or node update asks for a cycle only when the cycle would 
   Json heartbeat = ready;
   for (auto& c : heartbeat["status"]["conditions"]) c["lastHeartbeatTime"] = "2026-11-24T07:05:00Z";
   CHECK_FALSE(nodeUpdateMatters(ready, heartbeat));
+  // Who holds which GPU, as the simulated kubelet writes it: the pods say as much.
+  Json held = ready;
+  held["metadata"]["annotations"]["troupe.dev/gpu-holders"] = "0: ml/nb-a 0.5, ml/nb-b 0.5";
+  CHECK_FALSE(nodeUpdateMatters(ready, held));
+  CHECK_FALSE(nodeUpdateMatters(held, ready));
+  Json held_and_topology = held;
+  held_and_topology["metadata"]["annotations"]["troupe.dev/gpu-topology"] = R"({"numa":[[0]]})";
+  CHECK(nodeUpdateMatters(held, held_and_topology));
   CHECK(nodeUpdateMatters(ready, node("n1").gpus(8).notReady()));
   CHECK(nodeUpdateMatters(ready, node("n1").gpus(4)));
   CHECK(nodeUpdateMatters(ready, node("n1").gpus(8).rack("r2")));
