@@ -83,7 +83,10 @@ SimulatedCluster::SimulatedCluster(kube::KubeClient& client, SimulatedClusterOpt
                           [this](const kube::ObjectPtr& old_node, const kube::ObjectPtr& node) {
                             std::string name = metaString(*node, "name");
                             queue_.add(std::string(kNodePrefix) + name);
-                            if (podsCare(*old_node, *node)) queuePodsOf(name);
+                            if (!podsCare(*old_node, *node)) return;
+                            queuePodsOf(name);
+                            // A kubelet back from a failure says again who holds what.
+                            queue_.add(std::string(kGpuHoldersPrefix) + name);
                           },
                       .on_delete =
                           [this](const kube::ObjectPtr& node) {
@@ -177,6 +180,20 @@ NodeHealth SimulatedCluster::healthOf(const std::string& node_name) const {
   return nodeHealth(*node);
 }
 
+std::vector<kube::ObjectPtr> SimulatedCluster::holdingPods(const std::string& node_name) const {
+  const auto on_node = pods_.cache().byIndex("node", node_name);
+  std::vector<kube::ObjectPtr> out;
+  std::lock_guard lock(mu_);
+  for (const auto& pod : on_node) {
+    const std::string phase = objectMember(*pod, "status").value("phase", "");
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    auto memory = pods_memory_.find(metaString(*pod, "uid"));
+    if ((memory != pods_memory_.end() && memory->second.admitted) || phase == "Running")
+      out.push_back(pod);
+  }
+  return out;
+}
+
 PodMemory SimulatedCluster::memoryOf(const json& pod, Time now) {
   std::lock_guard lock(mu_);
   auto [it, inserted] = pods_memory_.try_emplace(metaString(pod, "uid"));
@@ -195,22 +212,10 @@ std::optional<AdmissionRefusal> SimulatedCluster::admit(const json& pod) {
   const std::string node_name = nodeNameOf(pod);
   kube::ObjectPtr node = nodes_.cache().get(node_name);
   if (!node) return std::nullopt;  // not a node this kubelet knows: the pod waits
-  // The pods still in the API on the node that hold what they asked for: admitted by this
-  // kubelet (or running since before it started), not finished. Terminating ones too:
-  // their containers run until the kubelet removes them.
-  const auto on_node = pods_.cache().byIndex("node", node_name);
+  const auto holding = holdingPods(node_name);
   std::vector<const json*> admitted;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& other : on_node) {
-      const std::string other_uid = metaString(*other, "uid");
-      const std::string phase = objectMember(*other, "status").value("phase", "");
-      if (other_uid == uid || phase == "Succeeded" || phase == "Failed") continue;
-      auto memory = pods_memory_.find(other_uid);
-      if ((memory != pods_memory_.end() && memory->second.admitted) || phase == "Running")
-        admitted.push_back(other.get());
-    }
-  }
+  for (const auto& other : holding)
+    if (metaString(*other, "uid") != uid) admitted.push_back(other.get());
   auto refusal = refuseAdmission(pod, *node, admitted);
   if (!refusal) {
     std::lock_guard lock(mu_);
@@ -382,19 +387,10 @@ bool SimulatedCluster::processNode(const std::string& name) {
 bool SimulatedCluster::syncGpuHolders(const std::string& name) {
   kube::ObjectPtr node = nodes_.cache().get(name);
   if (!node || failureRequested(*node)) return true;  // a failed node's kubelet writes nothing
-  std::vector<const json*> holding;
-  const auto on_node = pods_.cache().byIndex("node", name);
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& pod : on_node) {
-      const std::string phase = objectMember(*pod, "status").value("phase", "");
-      if (phase == "Succeeded" || phase == "Failed") continue;
-      auto memory = pods_memory_.find(metaString(*pod, "uid"));
-      if ((memory != pods_memory_.end() && memory->second.admitted) || phase == "Running")
-        holding.push_back(pod.get());
-    }
-  }
-  const std::string holders = gpuHolders(holding);
+  const auto holding = holdingPods(name);
+  std::vector<const json*> pods;
+  for (const auto& pod : holding) pods.push_back(pod.get());
+  const std::string holders = gpuHolders(pods);
   const json& annotations = objectMember(objectMember(*node, "metadata"), "annotations");
   const std::string key(api::kGpuHoldersAnnotation);
   const std::string now_said = annotations.value(key, std::string());

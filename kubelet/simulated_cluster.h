@@ -87,6 +87,10 @@ class SimulatedCluster {
   bool syncGpuHolders(const std::string& node_name);
   NodeHealth healthOf(const std::string& node_name) const;
   PodMemory memoryOf(const nlohmann::json& pod, Time now);
+  // The pods still in the API on the node that hold what they asked for: admitted by this
+  // kubelet (or running since before it started), not finished. Terminating ones too:
+  // their containers run until the kubelet removes them.
+  std::vector<kube::ObjectPtr> holdingPods(const std::string& node_name) const;
   // Admits a pod waiting to start on its node, once (kubelet/pod_admission.h); why not
   // when it may not run there.
   std::optional<AdmissionRefusal> admit(const nlohmann::json& pod);
