@@ -1,8 +1,6 @@
 #include "controllers/pending_status.h"
 
-#include <charconv>
 #include <string>
-#include <string_view>
 
 #include "controllers/resources.h"
 

@@ -321,8 +321,9 @@ TEST_CASE("pods are bound with the type the engine admitted their gang on, or gr
 
 TEST_CASE("why a gang waits names the type it waits for and that type's resource by name",
           "[controllers][gpu-types][pending]") {
-  // The engine names slots past memory "extended-<slot>": a gang of 2 x 8 waiting for
-  // h100, whose dominant resource is h100's slot, reads gpu.troupe.dev/h100 in its status.
+  // The engine names slots past memory "extended-<slot>" and gives the slot: a gang of
+  // 2 x 8 waiting for h100, whose dominant resource is h100's slot, reads
+  // gpu.troupe.dev/h100 in its status.
   troupe::queueing::ResourceNames names;
   const std::size_t milli = names.slotFor("troupe.dev/gpu-milli");
   const std::size_t h100 = names.slotFor("gpu.troupe.dev/h100");
@@ -332,6 +333,7 @@ TEST_CASE("why a gang waits names the type it waits for and that type's resource
   e.variant = "h100";
   e.reason = troupe::queueing::PendingReason::OverFairShare;
   e.dominant_resource = "extended-" + std::to_string(h100);
+  e.dominant_slot = static_cast<std::int32_t>(h100);
   e.request[kGpu] = 16;
   e.request[milli] = 16000;
   e.request[h100] = 16;
