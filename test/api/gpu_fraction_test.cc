@@ -5,15 +5,12 @@
 #include "api/training_job.h"
 #include "api/validated.h"
 #include "api/yaml.h"
+#include "test/api/manifest.h"
 
 namespace troupe::api {
 namespace {
 
-nlohmann::json manifest(const std::string& yaml) {
-  auto doc = parseYaml(yaml);
-  REQUIRE(doc.ok());
-  return *doc;
-}
+using testing::manifest;
 
 TEST_CASE("troupe.dev/gpu-fraction reads a decimal in (0, 1) with at most 3 decimals",
           "[api][gpu-fraction]") {

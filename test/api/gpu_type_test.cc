@@ -6,17 +6,14 @@
 #include "api/training_job.h"
 #include "api/validated.h"
 #include "api/yaml.h"
+#include "test/api/manifest.h"
 
 namespace troupe::api {
 namespace {
 
 using nlohmann::json;
 
-json manifest(const std::string& yaml) {
-  auto doc = parseYaml(yaml);
-  REQUIRE(doc.ok());
-  return *doc;
-}
+using testing::manifest;
 
 TEST_CASE("a GPU type decodes its node labels and tolerations, and matches nodes by all labels",
           "[api][gpu-type]") {

@@ -4,17 +4,14 @@
 #include "api/queue.h"
 #include "api/validated.h"
 #include "api/yaml.h"
+#include "test/api/manifest.h"
 
 namespace troupe::api {
 namespace {
 
 using nlohmann::json;
 
-json manifest(const std::string& yaml) {
-  auto doc = parseYaml(yaml);
-  REQUIRE(doc.ok());
-  return *doc;
-}
+using testing::manifest;
 
 TEST_CASE("a queue decodes its quotas as exact quantities, with defaults", "[api][queue]") {
   auto v = decodeAndValidate<Queue>(manifest(R"(
