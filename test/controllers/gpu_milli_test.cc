@@ -31,7 +31,7 @@ const troupe::queueing::GangSpec* pendingGang(const ClusterSnapshot& c, const st
 
 }  // namespace
 
-TEST_CASE("a half-GPU pod asks 500 thousandths; nodes and queue quotas count 1000 per GPU",
+TEST_CASE("a half-GPU pod asks 500 thousandths, nodes and queue quotas count 1000 per GPU",
           "[controllers][gpu-milli]") {
   ApiObjects objects;
   objects.nodes = {node("n1").gpus(2)};

@@ -384,7 +384,7 @@ TEST_CASE("a queue's gpuTypeFungibility becomes the engine's whenBorrowing and w
     }
 }
 
-TEST_CASE("a running gang counts against the type of its nodes; a CPU gang has no type",
+TEST_CASE("a running gang counts against the type of its nodes, a CPU gang has no type",
           "[controllers][gpu-types]") {
   auto objects = twoTypes();
   objects.queues = {queue("team-a").guaranteedGpus(16)};

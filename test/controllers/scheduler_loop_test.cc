@@ -153,7 +153,7 @@ TEST_CASE("a new leader finishes a gang the last one left half bound, from the j
 }
 
 TEST_CASE(
-    "a failed accounting write rolls back the cycle's journal close; the next cycle "
+    "a failed accounting write rolls back the cycle's journal close, and the next cycle "
     "recovers the records",
     "[controllers][scheduler-loop]") {
   LoopCluster c;

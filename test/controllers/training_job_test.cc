@@ -192,7 +192,7 @@ TEST_CASE("a failed pod restarts the whole gang after the backoff, then the job 
   CHECK(failed.deletions.size() == 1);  // the running pod; the failed one is kept for its logs
 }
 
-TEST_CASE("suspend deletes the pods and keeps the job; resume recreates them",
+TEST_CASE("suspend deletes the pods and keeps the job, resume recreates them",
           "[controllers][training-job]") {
   std::vector<Json> pods = {jobPod("llm", 0).boundTo("n1").phase("Running"),
                             jobPod("llm", 1).boundTo("n2").phase("Running")};

@@ -23,7 +23,7 @@ TEST_CASE("a waiting pod's PodScheduled condition turns False with Troupe's sent
   CHECK(c["lastTransitionTime"] == formatTimestamp(kNow));
 }
 
-TEST_CASE("a pod that says so already is not written; a new sentence keeps the transition time",
+TEST_CASE("a pod that says so already is not written, a new sentence keeps the transition time",
           "[controllers][unschedulable-condition]") {
   const Json waiting = {
       {"status",

@@ -69,7 +69,7 @@ TEST_CASE("a kubeconfig's current context gives server, CA, token and namespace"
   CHECK(config->source.find("context kind-troupe") != std::string::npos);
 }
 
-TEST_CASE("a named context overrides current-context; no namespace means default",
+TEST_CASE("a named context overrides current-context, no namespace means default",
           "[kube][kubeconfig]") {
   TempDir dir;
   auto config = loadKubeconfig(explicitFile(dir.write("config", kindConfig()), "other"));

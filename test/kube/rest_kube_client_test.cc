@@ -277,7 +277,7 @@ TEST_CASE("server-side apply without a field manager is refused before sending",
   CHECK(server.requests().empty());
 }
 
-TEST_CASE("binding answers a bare Success Status; binding a bound pod is a Conflict",
+TEST_CASE("binding answers a bare Success Status, binding a bound pod is a Conflict",
           "[kube][client][subresource]") {
   ScriptedServer server;
   auto client = clientFor(configFor(server));

@@ -87,7 +87,7 @@ TEST_CASE("the failure annotation takes a node down, and removing it brings it b
   CHECK(ready(*up)["lastTransitionTime"] == "2026-11-23T02:01:10Z");
 }
 
-TEST_CASE("a failure label works like the annotation; other values do not",
+TEST_CASE("a failure label works like the annotation, other values do not",
           "[kubelet][node-status]") {
   struct Case {
     std::string name;
@@ -108,7 +108,7 @@ TEST_CASE("a failure label works like the annotation; other values do not",
   }
 }
 
-TEST_CASE("a Ready=False written by someone else is kept; only the heartbeat moves",
+TEST_CASE("a Ready=False written by someone else is kept, only the heartbeat moves",
           "[kubelet][node-status]") {
   json node = withStatus(freshNode(), nodeStatusUpdate(freshNode(), kT0, true).value());
   for (auto& c : node["status"]["conditions"]) {

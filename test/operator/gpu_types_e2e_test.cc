@@ -97,13 +97,8 @@ std::string namespaces(const std::vector<std::string>& names) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("jobs of no type run on both; a queue guaranteed H100s takes them back, A100s alone",
-          "[operator][e2e][gpu-types]") {
-  // org holds the cluster: 32 GPUs, 16 of each type. team-h is guaranteed the 16 H100s;
-  // team-b is guaranteed nothing and borrows.
-  TypedCluster c(namespaces({"team-h", "team-b"}) + R"(apiVersion: troupe.dev/v1alpha1
+// The top queue of both tests: the whole cluster, 32 GPUs, 16 of each type.
+const std::string kOrg = R"(apiVersion: troupe.dev/v1alpha1
 kind: Queue
 metadata: {name: org}
 spec:
@@ -112,7 +107,15 @@ spec:
       guaranteed: 32
       gpuTypes: [{name: h100, guaranteed: 16}, {name: a100, guaranteed: 16}]
 ---
-apiVersion: troupe.dev/v1alpha1
+)";
+
+}  // namespace
+
+TEST_CASE("jobs of no type run on both, a queue guaranteed H100s takes them back, A100s alone",
+          "[operator][e2e][gpu-types]") {
+  // org holds the cluster: 32 GPUs, 16 of each type. team-h is guaranteed the 16 H100s;
+  // team-b is guaranteed nothing and borrows.
+  TypedCluster c(namespaces({"team-h", "team-b"}) + kOrg + R"(apiVersion: troupe.dev/v1alpha1
 kind: Queue
 metadata: {name: team-h}
 spec:
@@ -189,16 +192,7 @@ TEST_CASE("a job that prefers H100s runs on A100s under TryNextType, preempts un
   // team-t and team-s are each guaranteed 8 H100s; team-t passes to the next type before
   // preempting (the default, TryNextType), team-s preempts for the type it prefers
   // (Preempt). lab is guaranteed nothing.
-  TypedCluster c(namespaces({"team-t", "team-s", "lab"}) + R"(apiVersion: troupe.dev/v1alpha1
-kind: Queue
-metadata: {name: org}
-spec:
-  resources:
-    nvidia.com/gpu:
-      guaranteed: 32
-      gpuTypes: [{name: h100, guaranteed: 16}, {name: a100, guaranteed: 16}]
----
-apiVersion: troupe.dev/v1alpha1
+  TypedCluster c(namespaces({"team-t", "team-s", "lab"}) + kOrg + R"(apiVersion: troupe.dev/v1alpha1
 kind: Queue
 metadata: {name: team-t}
 spec:

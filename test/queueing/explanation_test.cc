@@ -62,7 +62,7 @@ TEST_CASE("explanations are reported when they change, and stay readable",
   CHECK(reasonOf(e, "waiting") == PendingReason::NoPlacement);
 }
 
-TEST_CASE("a move of the queue's numbers alone reports no gang again; the numbers read are current",
+TEST_CASE("a move of the queue's numbers alone reports no gang again, the numbers read are current",
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 2, 8), {queue("a"), queue("b")});
   REQUIRE(e.addRunning(runningOn(gang("busy").queue("a").gpus(8), {"n-0"})).ok());
@@ -97,7 +97,7 @@ TEST_CASE("a move of the queue's numbers alone reports no gang again; the number
   CHECK(e.explanation("wide")->queue_allocated == 0);
 }
 
-TEST_CASE("a new largest free domain alone names no gang again; the one read is current",
+TEST_CASE("a new largest free domain alone names no gang again, the one read is current",
           "[queueing][explanation]") {
   Engine e = engineWith(rackOfNodes("n", 4, 4), {queue("default")});
   for (int i = 0; i < 4; ++i) {

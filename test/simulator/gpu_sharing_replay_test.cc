@@ -43,7 +43,7 @@ std::map<std::string, std::pair<std::string, std::string>> startsAndEnds(
   return out;
 }
 
-TEST_CASE("half-GPU pods share a GPU in a replay; a whole-GPU pod waits for an unshared one",
+TEST_CASE("half-GPU pods share a GPU in a replay, a whole-GPU pod waits for an unshared one",
           "[simulator][gpu-sharing]") {
   testing::TempDir dir;
   // One node of 2 T4 GPUs and one CPU-only node.
